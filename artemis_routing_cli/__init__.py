@@ -1,0 +1,3 @@
+"""arouter: offline tooling for Apache ActiveMQ Artemis connection routing."""
+
+__version__ = "0.1.0"

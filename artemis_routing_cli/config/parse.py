@@ -1,0 +1,377 @@
+"""From the loaded lxml tree to the typed model, reading values the way the broker reads them.
+
+The broker's FileConfigurationParser uses ``getElementsByTagName`` (first matching *descendant*),
+trims text, reads booleans with ``Boolean.parseBoolean`` and numbers with ``Integer.parseInt`` /
+``Long.parseLong``. Values the broker would reject keep the broker default here; the schema
+layer and the rules report them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from types import MappingProxyType
+
+from lxml import etree
+
+from .loader import RawDocument
+from .model import (
+    DEFAULT_CHECK_PERIOD,
+    DEFAULT_QUORUM_SIZE,
+    DEFAULT_QUORUM_TIMEOUT,
+    Acceptor,
+    BroadcastGroup,
+    BrokerConfig,
+    Cache,
+    ClusterConnection,
+    Connector,
+    ConnectionRouter,
+    DiscoveryGroup,
+    Divert,
+    FieldValue,
+    Policy,
+    Pool,
+    PropertyUse,
+    Transformer,
+    TransportUrl,
+)
+from .positions import Locator, Pos
+from .urls import UrlError, parse_transport_url
+
+
+def local(el: etree._Element) -> str:
+    return etree.QName(el).localname if isinstance(el.tag, str) else ""
+
+
+def text_content(el: etree._Element) -> str:
+    """Java's Node.getTextContent(): all descendant text, comments and PIs left out."""
+    parts: list[str] = [el.text or ""] if isinstance(el.tag, str) else []
+    for child in el:
+        if isinstance(child.tag, str):
+            parts.append(text_content(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def child_elements(el: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
+    for child in el:
+        if isinstance(child.tag, str) and (name is None or local(child) == name):
+            yield child
+
+
+def descendants(el: etree._Element, name: str) -> Iterator[etree._Element]:
+    for d in el.iter():
+        if d is not el and isinstance(d.tag, str) and local(d) == name:
+            yield d
+
+
+def first_descendant(el: etree._Element, name: str) -> etree._Element | None:
+    return next(descendants(el, name), None)
+
+
+def java_bool(text: str) -> bool:
+    return text.strip().lower() == "true"
+
+
+def java_int(text: str, bits: int = 32) -> int | None:
+    """Integer.parseInt / Long.parseLong: optional sign, decimal digits, in range; else None."""
+    t = text.strip()
+    body = t[1:] if t[:1] in "+-" else t
+    if not body or not body.isascii() or not body.isdigit():
+        return None
+    value = int(t)
+    limit = 1 << (bits - 1)
+    return value if -limit <= value < limit else None
+
+
+def java_double(text: str) -> float | None:
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None
+
+
+class _Reader:
+    """Reads one element's settings as the broker does, remembering where each came from."""
+
+    def __init__(self, el: etree._Element, locator: Locator) -> None:
+        self.el = el
+        self.locator = locator
+        collected: dict[str, FieldValue] = {}
+        for child in child_elements(el):
+            name = local(child)
+            if name in collected:
+                prev = collected[name]
+                collected[name] = FieldValue(prev.text, prev.pos, prev.count + 1)
+            else:
+                collected[name] = FieldValue(text_content(child).strip(), locator.locate(child), 1)
+        self.fields = MappingProxyType(collected)
+
+    def string(self, name: str, default: str | None = None) -> str | None:
+        found = first_descendant(self.el, name)
+        return text_content(found).strip() if found is not None else default
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self.string(name)
+        return default if value is None else java_bool(value)
+
+    def integer(self, name: str, default: int, check: Callable[[int], bool] = lambda v: True,
+                bits: int = 32) -> int:
+        value = self.string(name)
+        if value is None:
+            return default
+        parsed = java_int(value, bits)
+        return parsed if parsed is not None and check(parsed) else default
+
+    def double(self, name: str, default: float) -> float:
+        value = self.string(name)
+        parsed = java_double(value) if value is not None else None
+        return default if parsed is None else parsed
+
+
+def build_config(doc: RawDocument) -> BrokerConfig:
+    """Build the model from a loaded document."""
+    core, loc = doc.core, doc.locator
+    name_el = next(child_elements(core, "name"), None)
+    connectors_list: list[Connector] = []
+    for el in descendants(core, "connector"):
+        parent = el.getparent()
+        if parent is None or local(parent) != "connectors":
+            continue
+        url = _url(el, loc)
+        if url is not None:
+            connectors_list.append(Connector(el.get("name") or "", url, loc.locate(el)))
+    connectors: dict[str, Connector] = {}
+    for c in connectors_list:
+        connectors.setdefault(c.name, c)  # the broker keeps the first and logs the rest
+
+    acceptors = []
+    for el in descendants(core, "acceptor"):
+        url = _url(el, loc)
+        if url is not None:
+            acceptors.append(Acceptor(el.get("name") or "", url, loc.locate(el)))
+
+    discovery_list = [_discovery_group(el, loc) for el in descendants(core, "discovery-group")]
+    discovery: dict[str, DiscoveryGroup] = {}
+    for d in discovery_list:
+        discovery.setdefault(d.name, d)
+
+    reader = _Reader(core, loc)
+    cluster_user = reader.fields.get("cluster-user")
+    cluster_password = reader.fields.get("cluster-password")
+    mask = reader.fields.get("mask-password")
+
+    return BrokerConfig(
+        path=doc.path,
+        pos=loc.locate(core),
+        name=text_content(name_el).strip() if name_el is not None else None,
+        acceptors=tuple(acceptors),
+        connectors=MappingProxyType(connectors),
+        connector_list=tuple(connectors_list),
+        broadcast_groups=tuple(_broadcast_group(el, loc) for el in descendants(core, "broadcast-group")),
+        discovery_groups=MappingProxyType(discovery),
+        discovery_group_list=tuple(discovery_list),
+        cluster_connections=tuple(_cluster_connections(core, loc)),
+        connection_routers=tuple(_router(el, loc) for el in descendants(core, "connection-router")),
+        diverts=tuple(_divert(el, loc) for el in descendants(core, "divert")
+                      if local(el.getparent()) == "diverts"),
+        cluster_user=cluster_user.text if cluster_user else None,
+        cluster_user_pos=cluster_user.pos if cluster_user else None,
+        cluster_password=cluster_password.text if cluster_password else None,
+        cluster_password_pos=cluster_password.pos if cluster_password else None,
+        mask_password=java_bool(mask.text) if mask else None,
+        properties=tuple(
+            PropertyUse(r.token, r.name, r.default, r.source, r.value, file, line, col)
+            for file, line, col, r in doc.replacements
+        ),
+        included_files=tuple(doc.included),
+        core=core,
+        locator=loc,
+    )
+
+
+def _url(el: etree._Element, loc: Locator) -> TransportUrl | None:
+    try:
+        return parse_transport_url(text_content(el))
+    except UrlError:
+        return None  # reported by the url rule with its position
+
+
+def _broadcast_group(el: etree._Element, loc: Locator) -> BroadcastGroup:
+    r = _Reader(el, loc)
+    refs = tuple(text_content(c).strip() for c in child_elements(el, "connector-ref"))
+    return BroadcastGroup(
+        name=el.get("name") or "",
+        pos=loc.locate(el),
+        connector_refs=refs,
+        group_address=r.string("group-address"),
+        group_port=r.integer("group-port", -1),
+        local_bind_address=r.string("local-bind-address"),
+        local_bind_port=r.integer("local-bind-port", -1),
+        broadcast_period=r.integer("broadcast-period", 2000, lambda v: v > 0, bits=64),
+        jgroups_file=r.string("jgroups-file"),
+        jgroups_channel=r.string("jgroups-channel"),
+        fields=r.fields,
+    )
+
+
+def _discovery_group(el: etree._Element, loc: Locator) -> DiscoveryGroup:
+    r = _Reader(el, loc)
+    return DiscoveryGroup(
+        name=el.get("name") or "",
+        pos=loc.locate(el),
+        group_address=r.string("group-address"),
+        group_port=r.integer("group-port", -1),
+        local_bind_address=r.string("local-bind-address"),
+        local_bind_port=r.integer("local-bind-port", -1),
+        refresh_timeout=r.integer("refresh-timeout", 10000, lambda v: v > 0, bits=64),
+        initial_wait_timeout=r.integer("initial-wait-timeout", 10000, lambda v: v > 0, bits=64),
+        jgroups_file=r.string("jgroups-file"),
+        jgroups_channel=r.string("jgroups-channel"),
+        fields=r.fields,
+    )
+
+
+def _cluster_connections(core: etree._Element, loc: Locator) -> Iterator[ClusterConnection]:
+    for el in descendants(core, "cluster-connection-uri"):
+        yield ClusterConnection(name=el.get("name") or "", pos=loc.locate(el), connector_ref=None,
+                                uri=el.get("address"))
+    for el in descendants(core, "cluster-connection"):
+        r = _Reader(el, loc)
+        static: list[str] = []
+        static_pos: Pos | None = None
+        allow_direct = False
+        discovery: str | None = None
+        discovery_pos: Pos | None = None
+        for child in child_elements(el):
+            if local(child) == "discovery-group-ref":
+                discovery = child.get("discovery-group-name")
+                discovery_pos = loc.locate(child)
+            elif local(child) == "static-connectors":
+                static_pos = static_pos or loc.locate(child)
+                allow_direct = allow_direct or java_bool(child.get("allow-direct-connections-only") or "")
+                static.extend(text_content(c).strip() for c in child_elements(child, "connector-ref"))
+        lb = r.string("message-load-balancing", "ON_DEMAND") or "ON_DEMAND"
+        if r.string("forward-when-no-consumers") is not None:
+            lb = "STRICT" if r.boolean("forward-when-no-consumers", False) else "ON_DEMAND"
+        yield ClusterConnection(
+            name=el.get("name") or "",
+            pos=loc.locate(el),
+            connector_ref=r.string("connector-ref"),
+            address=r.string("address", "") or "",
+            message_load_balancing=lb,
+            max_hops=r.integer("max-hops", 1, lambda v: v >= 0),
+            check_period=r.integer("check-period", 30000, lambda v: v > 0, bits=64),
+            connection_ttl=r.integer("connection-ttl", 60000, lambda v: v > 0, bits=64),
+            retry_interval=r.integer("retry-interval", 500, lambda v: v > 0, bits=64),
+            retry_interval_multiplier=r.double("retry-interval-multiplier", 1.0),
+            max_retry_interval=r.integer("max-retry-interval", 2000, lambda v: v > 0, bits=64),
+            reconnect_attempts=r.integer("reconnect-attempts", -1, lambda v: v >= -1),
+            initial_connect_attempts=r.integer("initial-connect-attempts", -1, lambda v: v >= -1),
+            use_duplicate_detection=r.boolean("use-duplicate-detection", True),
+            call_timeout=r.integer("call-timeout", 30000, lambda v: v > 0, bits=64),
+            static_connectors=tuple(static) if discovery is None else (),
+            static_connectors_pos=static_pos,
+            allow_direct_connections_only=allow_direct,
+            discovery_group=discovery,
+            discovery_group_pos=discovery_pos,
+            fields=r.fields,
+        )
+
+
+def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[str, Pos]]:
+    props: dict[str, str] = {}
+    where: dict[str, Pos] = {}
+    for p in child_elements(el, "property"):
+        key = p.get("key")
+        if key is None:
+            continue
+        props[key] = p.get("value") or ""
+        where[key] = loc.locate(p)
+    return props, where
+
+
+def _router(el: etree._Element, loc: Locator) -> ConnectionRouter:
+    r = _Reader(el, loc)
+    policies: list[Policy] = []
+    pool: Pool | None = None
+    cache: Cache | None = None
+    for child in child_elements(el):
+        name = local(child)
+        if name == "policy":
+            props, where = _properties(child, loc)
+            policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
+                                   MappingProxyType(where)))
+        elif name == "pool":
+            pool = _pool(child, loc)
+        elif name == "cache":
+            cr = _Reader(child, loc)
+            cache = Cache(loc.locate(child), cr.boolean("persisted", False),
+                          cr.integer("timeout", 0, lambda v: v >= 0), cr.fields)
+    key_type = r.string("key-type", "SOURCE_IP") or "SOURCE_IP"
+    return ConnectionRouter(
+        name=el.get("name") or "",
+        pos=loc.locate(el),
+        key_type=key_type,
+        key_filter=r.string("key-filter"),
+        local_target_filter=r.string("local-target-filter"),
+        policy=policies[-1] if policies else None,
+        policies=tuple(policies),
+        pool=pool,
+        cache=cache,
+        has_key_transformer="key-transformer" in r.fields,
+        fields=r.fields,
+    )
+
+
+def _pool(el: etree._Element, loc: Locator) -> Pool:
+    r = _Reader(el, loc)
+    static: tuple[str, ...] = ()
+    static_pos: tuple[Pos, ...] = ()
+    discovery: str | None = None
+    for child in child_elements(el):
+        if local(child) == "discovery-group-ref":
+            discovery = child.get("discovery-group-name")
+        elif local(child) == "static-connectors":
+            refs = list(child_elements(child, "connector-ref"))
+            static = tuple(text_content(c).strip() for c in refs)
+            static_pos = tuple(loc.locate(c) for c in refs)
+    return Pool(
+        pos=loc.locate(el),
+        username=r.string("username"),
+        password=r.string("password"),
+        check_period=r.integer("check-period", DEFAULT_CHECK_PERIOD, lambda v: v > 0),
+        quorum_size=r.integer("quorum-size", DEFAULT_QUORUM_SIZE, lambda v: v > 0),
+        quorum_timeout=r.integer("quorum-timeout", DEFAULT_QUORUM_TIMEOUT, lambda v: v >= 0),
+        local_target_enabled=r.boolean("local-target-enabled", False),
+        cluster_connection=r.string("cluster-connection"),
+        static_connectors=static,
+        static_connector_pos=static_pos,
+        discovery_group=discovery,
+        fields=r.fields,
+    )
+
+
+def _divert(el: etree._Element, loc: Locator) -> Divert:
+    r = _Reader(el, loc)
+    filter_el = next(child_elements(el, "filter"), None)
+    transformer: Transformer | None = None
+    t_el = next(child_elements(el, "transformer"), None)
+    if t_el is not None:
+        tr = _Reader(t_el, loc)
+        props, _ = _properties(t_el, loc)
+        transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
+    elif r.string("transformer-class-name"):
+        transformer = Transformer(r.string("transformer-class-name"))
+    return Divert(
+        name=el.get("name") or "",
+        pos=loc.locate(el),
+        address=r.string("address"),
+        forwarding_address=r.string("forwarding-address"),
+        exclusive=r.boolean("exclusive", False),
+        filter=filter_el.get("string") if filter_el is not None else None,
+        filter_pos=loc.locate(filter_el) if filter_el is not None else None,
+        routing_name=r.string("routing-name"),
+        routing_type=(r.string("routing-type", "STRIP") or "STRIP"),
+        transformer=transformer,
+        fields=r.fields,
+    )

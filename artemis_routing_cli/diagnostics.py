@@ -1,0 +1,54 @@
+"""The one problem type every checker (schema, rules) yields and every report format prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+CATEGORIES = ("schema", "reference", "semantics", "security", "style")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding about one place in one file."""
+
+    rule: str
+    severity: Severity
+    category: str
+    message: str
+    file: str
+    line: int
+    column: int
+    section: str | None = None
+    hint: str | None = None
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.file, self.line, self.column, self.rule)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMeta:
+    """What a rule is, for the registry, SARIF metadata and docs/rules.md.
+
+    ``id`` is stable forever (AR1xx schema, AR2xx references, AR3xx routers/policies/pools,
+    AR4xx security, AR5xx diverts and filters, AR6xx cluster connections, AR7xx properties and
+    loading); ``name`` is a short kebab-case slug usable in suppressions too.
+    """
+
+    id: str
+    name: str
+    severity: Severity
+    category: str
+    summary: str
+    doc: str = ""
