@@ -52,3 +52,5 @@ class RuleMeta:
     category: str
     summary: str
     doc: str = ""
+    fail: str = ""  # a <core> fragment on which the rule fires (documented and tested)
+    ok: str = ""  # the same fragment, fixed: the rule stays quiet

@@ -125,7 +125,7 @@ def parse_text(text: str, display: str) -> etree._ElementTree:
         tree = etree.ElementTree(etree.fromstring(text, _parser()))
     except etree.XMLSyntaxError as exc:
         line, col = exc.position if exc.position else (exc.lineno or 1, 1)
-        msg = (exc.msg or str(exc)).split(", line ")[0].strip()
+        msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200]
         raise ConfigError(f"malformed XML: {msg}", file=display, line=line or 1, column=max(col, 1)) from None
     return tree
 

@@ -1,1 +1,5 @@
-"""report package."""
+"""Output formats for validate: text, json, sarif, junit, github."""
+
+from __future__ import annotations
+
+FORMATS = ("text", "json", "sarif", "junit", "github")

@@ -1,1 +1,103 @@
-"""rules package."""
+"""The rule registry: every rule family module in this package, and the schema rules.
+
+Adding a rule is adding a module here (``RULES`` + ``check``) and its tests; ``docs/rules.md``
+is generated from the metadata (``python -m artemis_routing_cli.rules.docs``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterable
+from functools import lru_cache
+from types import ModuleType
+
+from ..config.model import BrokerConfig
+from ..diagnostics import Diagnostic, RuleMeta, Severity
+from .base import Context
+
+_NOT_FAMILIES = {"base", "docs", "suppress"}
+
+# Rules the validate engine itself raises (loading, suppressions).
+ENGINE_RULES = [
+    RuleMeta(
+        id="AR001",
+        name="unreadable-input",
+        severity=Severity.ERROR,
+        category="schema",
+        summary="The file cannot be read or parsed as broker.xml (malformed XML, entities, not a broker.xml).",
+        doc="The broker would stop at start-up. `arouter validate` exits with code 2 for such a file.",
+    ),
+    RuleMeta(
+        id="AR002",
+        name="unused-suppression",
+        severity=Severity.WARNING,
+        category="style",
+        summary="An `arouter: disable=` comment suppresses nothing.",
+        doc="Remove the comment, or fix the rule id it names. Stale suppressions hide future problems.",
+    ),
+    RuleMeta(
+        id="AR003",
+        name="suppression-without-reason",
+        severity=Severity.WARNING,
+        category="style",
+        summary="An `arouter: disable=` comment gives no reason.",
+        doc="Write why the finding does not apply: `<!-- arouter: disable=AR305 shard 0 of 3 -->`.",
+    ),
+]
+
+
+@lru_cache(maxsize=1)
+def families() -> tuple[ModuleType, ...]:
+    mods = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in _NOT_FAMILIES:
+            continue
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(mod, "RULES") and hasattr(mod, "check"):
+            mods.append(mod)
+    return tuple(mods)
+
+
+def schema_rules() -> list[RuleMeta]:
+    from ..config import schema
+
+    return list(schema.SCHEMA_RULES)
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> dict[str, RuleMeta]:
+    metas: dict[str, RuleMeta] = {m.id: m for m in ENGINE_RULES}
+    for m in schema_rules():
+        metas[m.id] = m
+    for mod in families():
+        for m in mod.RULES:
+            if m.id in metas:
+                raise RuntimeError(f"duplicate rule id {m.id}")
+            metas[m.id] = m
+    return dict(sorted(metas.items()))
+
+
+def resolve_rule(name_or_id: str) -> RuleMeta | None:
+    rules = all_rules()
+    key = name_or_id.strip()
+    if key.upper() in rules:
+        return rules[key.upper()]
+    for meta in rules.values():
+        if meta.name == key:
+            return meta
+    return None
+
+
+def run_rules(config: BrokerConfig, *, only: Iterable[str] | None = None) -> list[Diagnostic]:
+    """Every semantic rule family over one config (schema excluded)."""
+    ctx = Context(config, all_rules())
+    wanted = set(only) if only is not None else None
+    out: list[Diagnostic] = []
+    for mod in families():
+        if wanted is not None and not any(m.id in wanted for m in mod.RULES):
+            continue
+        out.extend(mod.check(ctx))
+    if wanted is not None:
+        out = [d for d in out if d.rule in wanted]
+    return out

@@ -1,0 +1,61 @@
+"""Small things every command shares: finding broker.xml, -D properties, consoles."""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+from rich.console import Console
+
+from ..errors import UsageError
+
+SAMPLE_NAME = "sample-broker.xml"
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def stdout_console(no_color: bool = False) -> Console:
+    return Console(highlight=False, soft_wrap=True, no_color=no_color or bool(os.environ.get("NO_COLOR")))
+
+
+def bundled_sample() -> str:
+    return str(resources.files("artemis_routing_cli").joinpath("data", SAMPLE_NAME))
+
+
+def find_config(explicit: str | None, *, quiet: bool = False) -> str:
+    """``--config``; else ./broker.xml; else $ARTEMIS_INSTANCE/etc/broker.xml; else the bundled sample."""
+    if explicit:
+        return explicit
+    candidates = [Path("broker.xml")]
+    instance = os.environ.get("ARTEMIS_INSTANCE")
+    if instance:
+        candidates.append(Path(instance) / "etc" / "broker.xml")
+    for c in candidates:
+        if c.is_file():
+            if not quiet:
+                stderr_console().print(f"arouter: using {c}", highlight=False)
+            return str(c)
+    if not quiet:
+        stderr_console().print(
+            "arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: "
+            "using the bundled sample broker.xml", highlight=False)
+    return bundled_sample()
+
+
+def parse_properties(items: list[str] | None) -> dict[str, str]:
+    """``-D name=value`` / ``--property name=value`` → mapping (like JVM system properties)."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"-D {item!r}: expected name=value")
+        out[name.strip()] = value
+    return out
+
+
+def read_stdin_bytes() -> bytes:
+    return sys.stdin.buffer.read()

@@ -1,0 +1,78 @@
+"""``arouter simulate``: the router's decision for a connection (or a batch of keys), or a message's flow."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from ..errors import UsageError
+from .common import find_config, parse_properties
+
+
+def register(app: typer.Typer) -> None:
+    app.command("simulate")(simulate_command)
+
+
+def simulate_command(
+    config: Optional[str] = typer.Option(None, "--config", "-c", help="broker.xml (default: ./broker.xml, "
+                                         "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
+    router: Optional[str] = typer.Option(None, "--router", "-r", help="Only this connection router."),
+    key: Optional[list[str]] = typer.Option(None, "--key", "-k", metavar="TYPE=VALUE",
+                                            help="CLIENT_ID, USER_NAME, SNI_HOST, SOURCE_IP or ROLE_NAME (repeat: "
+                                                 "several keys describe one connection)."),
+    roles: Optional[str] = typer.Option(None, "--roles", help="The user's roles in order, comma-separated."),
+    node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
+                                                help="Node id (broker UUID) of a target (repeat)."),
+    down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
+    connections: Optional[list[str]] = typer.Option(None, "--connections", metavar="TARGET=N",
+                                                    help="Connection count of a target (repeat)."),
+    targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
+                                          help="Targets file saved by 'arouter probe --save'."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random, "
+                                       "like the broker)."),
+    explain: bool = typer.Option(False, "--explain", "-e", help="Show each step of the decision."),
+    management: bool = typer.Option(False, "--management",
+                                    help="Use the key as given, like the management getTarget(key)."),
+    keys_file: Optional[str] = typer.Option(None, "--keys-file", metavar="FILE",
+                                            help="Batch: one key per line (or .csv/.jsonl with a column per key "
+                                                 "type)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Batch: write records to FILE."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="text or json; jsonl or csv for --keys-file."),
+    define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
+                                               help="A ${NAME} value for broker.xml (repeat)."),
+    address: Optional[str] = typer.Option(None, "--address", "-a",
+                                          help="Message flow: send a message to this address."),
+    prop: Optional[list[str]] = typer.Option(None, "--property", "-p", metavar="NAME=VALUE",
+                                             help="Message property, typed by its literal: 42, 42L, 1.5, true, "
+                                                  "'text' (repeat)."),
+    header: Optional[list[str]] = typer.Option(None, "--header", metavar="NAME=VALUE",
+                                               help="Message header such as AMQPriority=7 (repeat)."),
+    routing_type: Optional[str] = typer.Option(None, "--routing-type", help="ANYCAST or MULTICAST."),
+    message: Optional[str] = typer.Option(None, "--message", metavar="FILE.json",
+                                          help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
+) -> None:
+    """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
+    from ..config import LoadOptions, load
+
+    path = find_config(config)
+    cfg = load(path, LoadOptions(parse_properties(define)))
+    if address is not None:
+        from .simulate_flow import run_flow
+
+        run_flow(cfg, address, prop or [], header or [], routing_type, message, fmt or "text")
+        return
+    if prop or header or message or routing_type:
+        raise UsageError("--property, --header, --message and --routing-type need --address")
+
+    from ..routing.targets import state_from_options
+
+    state = state_from_options(node_id or [], down or [], connections or [], targets)
+    if keys_file is not None:
+        from .simulate_batch import run_batch
+
+        run_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, management)
+        return
+    from .simulate_one import run_one
+
+    run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text")

@@ -1,0 +1,135 @@
+"""``arouter simulate --key …``: one connection through one or every router."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+
+from rich.table import Table
+
+from ..config.model import BrokerConfig
+from ..errors import UsageError
+from ..routing.keys import KEY_TYPES, Connection, java_socket_address
+from ..routing.router import OK, RouteResult, Router, build_routers
+from ..routing.targets import TargetState
+from .common import stderr_console, stdout_console
+
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+)):(?P<port>\d+)$")
+
+
+def source_address(value: str) -> str:
+    """Accept ``10.0.0.1``, ``10.0.0.1:5000``, ``[::1]:5000``, ``::1`` or Java's ``/10.0.0.1:5000``."""
+    v = value.strip()
+    if v.startswith("/"):
+        return v
+    try:
+        ipaddress.ip_address(v)
+        return java_socket_address(v, 0)
+    except ValueError:
+        pass
+    m = _HOST_PORT.match(v)
+    if m:
+        host = m.group("v6") or m.group("v4")
+        try:
+            return java_socket_address(host, int(m.group("port")))
+        except ValueError:
+            pass
+    raise UsageError(f"--key SOURCE_IP={value!r}: expected an IP address, IP:PORT, [IPv6]:PORT or /IP:PORT")
+
+
+def parse_connection(keys: list[str], roles: str | None) -> Connection:
+    values: dict[str, str] = {}
+    for item in keys:
+        name, sep, value = item.partition("=")
+        kt = name.strip().upper()
+        if not sep:
+            raise UsageError(f"--key {item!r}: expected TYPE=VALUE, e.g. CLIENT_ID=FOO1")
+        if kt not in KEY_TYPES:
+            raise UsageError(f"--key {item!r}: unknown key type {name.strip()!r}; use one of {', '.join(KEY_TYPES)}")
+        values[kt] = value
+    role_list: tuple[str, ...] = ()
+    if roles is not None:
+        role_list = tuple(r.strip() for r in roles.split(",") if r.strip())
+    elif "ROLE_NAME" in values:
+        role_list = tuple(r.strip() for r in values["ROLE_NAME"].split(",") if r.strip())
+    return Connection(
+        client_id=values.get("CLIENT_ID"),
+        username=values.get("USER_NAME"),
+        sni_host=values.get("SNI_HOST"),
+        remote_address=source_address(values["SOURCE_IP"]) if "SOURCE_IP" in values else None,
+        roles=role_list,
+    )
+
+
+def select_routers(cfg: BrokerConfig, state: TargetState, name: str | None, seed: int | None) -> list[Router]:
+    if name is not None and cfg.router(name) is None:
+        known = ", ".join(r.name for r in cfg.connection_routers) or "none"
+        raise UsageError(f"no connection router named {name!r} in {cfg.path} (routers: {known})")
+    routers = build_routers(cfg, state, names=[name] if name else None, seed=seed)
+    if not routers:
+        raise UsageError(f"{cfg.path} has no connection routers")
+    return routers
+
+
+def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: list[str], roles: str | None,
+            seed: int | None, explain: bool, management: bool, fmt: str) -> None:
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format {fmt!r}: choose text or json (jsonl and csv go with --keys-file)")
+    routers = select_routers(cfg, state, router, seed)
+    if management:
+        if len(keys) != 1:
+            raise UsageError("--management takes exactly one --key (its value is used as given)")
+        value = keys[0].partition("=")[2] if "=" in keys[0] else keys[0]
+        results = [r.route_key(value) for r in routers]
+        conn = None
+    else:
+        if not keys and roles is None:
+            raise UsageError("give the connection with --key TYPE=VALUE (e.g. --key CLIENT_ID=FOO1)")
+        conn = parse_connection(keys, roles)
+        results = [r.route(conn) for r in routers]
+    warnings = [f"{r.name}: {w}" for r in routers for w in r.warnings]
+    if fmt == "json":
+        payload = {
+            "connection": _conn_json(conn) if conn else {"management_key": results[0].key},
+            "results": [
+                {**res.to_json(with_trace=True), "key_type": r.key_type} for r, res in zip(routers, results)
+            ],
+            "warnings": warnings,
+        }
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    _print_text(routers, results, warnings, explain)
+
+
+def _conn_json(conn: Connection) -> dict[str, object]:
+    return {
+        "client_id": conn.client_id,
+        "username": conn.username,
+        "sni_host": conn.sni_host,
+        "remote_address": conn.remote_address,
+        "roles": list(conn.roles),
+    }
+
+
+def _print_text(routers: list[Router], results: list[RouteResult], warnings: list[str], explain: bool) -> None:
+    out = stdout_console()
+    table = Table("router", "key type", "key", "status", "target", "address", "node id", "decided by",
+                  box=None, pad_edge=False)
+    for r, res in zip(routers, results):
+        key = res.key if res.key == res.key_value else f"{res.key} → {res.key_value}"
+        status_style = "green" if res.status == OK else "red"
+        t = res.target
+        node = "" if t is None else (t.node_id + ("" if t.node_id_known else " (placeholder)"))
+        table.add_row(r.name, r.key_type, key, f"[{status_style}]{res.status}[/{status_style}]",
+                      res.target_label or "—", (t.address if t is not None else None) or "—", node or "—",
+                      res.decided_by)
+    out.print(table)
+    if explain:
+        for r, res in zip(routers, results):
+            out.print(f"\n[bold]{r.name}[/bold]")
+            for i, step in enumerate(res.trace, 1):
+                out.print(f"  {i}. [cyan]{step.step}[/cyan]: {step.detail}", highlight=False)
+    err = stderr_console()
+    for w in warnings:
+        err.print(f"[yellow]warning[/yellow]: {w}", highlight=False)

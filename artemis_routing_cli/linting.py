@@ -1,0 +1,93 @@
+"""``validate`` as a pure function: one broker.xml in, its diagnostics out.
+
+Load (as the broker does), check our schema for the routing sections, run every rule family,
+apply inline suppressions and the project's settings. Printing and exit codes live in the CLI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .config import LoadOptions, load_document
+from .config.parse import build_config
+from .diagnostics import Diagnostic, Severity
+from .errors import ArouterError
+from .rules import all_rules, resolve_rule, run_rules
+from .rules.base import Context
+from .rules.suppress import apply_suppressions, find_suppressions
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    properties: Mapping[str, str] = field(default_factory=dict)
+    environ: Mapping[str, str] | None = None
+    disabled: frozenset[str] = frozenset()  # rule ids
+    severities: Mapping[str, Severity] = field(default_factory=dict)  # id -> severity override
+
+
+@dataclass
+class FileReport:
+    path: str
+    diagnostics: list[Diagnostic]
+    fatal: ArouterError | None = None
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == severity)
+
+    @property
+    def errors(self) -> int:
+        return self.count(Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return self.count(Severity.WARNING)
+
+    @property
+    def infos(self) -> int:
+        return self.count(Severity.INFO)
+
+
+def _normalise(name: str) -> str:
+    meta = resolve_rule(name)
+    return meta.id if meta is not None else name.upper()
+
+
+def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: bytes | None = None) -> FileReport:
+    settings = settings or LintSettings()
+    metas = all_rules()
+    try:
+        doc = load_document(path, LoadOptions(settings.properties, settings.environ), stdin_bytes=stdin_bytes)
+        config = build_config(doc)
+    except ArouterError as err:
+        meta = metas["AR001"]
+        diag = Diagnostic("AR001", meta.severity, meta.category, err.message, err.file or path,
+                          err.line or 1, err.column or 1, None, err.hint)
+        return FileReport(path if path != "-" else "<stdin>", [diag], err)
+
+    diags: list[Diagnostic] = []
+    from .config.schema import check_schema
+
+    diags.extend(check_schema(doc.core, doc.locator.locate))
+    diags.extend(run_rules(config))
+
+    sups = find_suppressions(doc.root, doc.locator.locate, _normalise)
+    diags = apply_suppressions(diags, sups, _normalise)
+    ctx = Context(config, metas)
+    for s in sups:
+        if not s.reason:
+            diags.append(ctx.report("AR003", s.pos, "suppression comment gives no reason"))
+        if not s.used:
+            names = ", ".join(sorted(s.rules))
+            diags.append(ctx.report("AR002", s.pos, f"suppression of {names} matches no finding"))
+
+    out: list[Diagnostic] = []
+    for d in diags:
+        if d.rule in settings.disabled:
+            continue
+        override = settings.severities.get(d.rule)
+        if override is not None and override != d.severity:
+            d = Diagnostic(d.rule, override, d.category, d.message, d.file, d.line, d.column, d.section, d.hint)
+        out.append(d)
+    out = sorted(set(out), key=Diagnostic.sort_key)
+    return FileReport(doc.path, out)

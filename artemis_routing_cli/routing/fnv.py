@@ -1,0 +1,42 @@
+"""The broker's 32-bit FNV-1a over Java ``char``s (UTF-16 code units), as a signed int.
+
+``ConsistentHashPolicy.getHash``: ``h = 0x811c9dc5; for each char c: h = (h ^ c) * 0x01000193``
+in Java ``int`` arithmetic (wrap-around), compared as signed values.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+FNV_INIT = 0x811C9DC5
+FNV_PRIME = 0x01000193
+MASK32 = 0xFFFFFFFF
+
+
+def utf16_units(text: str) -> array:
+    """The UTF-16 code units of ``text`` (what Java's ``String.charAt`` walks)."""
+    units = array("H")
+    units.frombytes(text.encode("utf-16-le", "surrogatepass"))
+    return units
+
+
+def to_signed32(value: int) -> int:
+    value &= MASK32
+    return value - 0x1_0000_0000 if value & 0x8000_0000 else value
+
+
+def fnv1a32(text: str) -> int:
+    """Signed 32-bit FNV-1a of ``text`` exactly as the broker computes it."""
+    h = FNV_INIT
+    if text.isascii():
+        for ch in text.encode("ascii"):
+            h = ((h ^ ch) * FNV_PRIME) & MASK32
+    else:
+        for unit in utf16_units(text):
+            h = ((h ^ unit) * FNV_PRIME) & MASK32
+    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+def java_string_length(text: str) -> int:
+    """``String.length()``: UTF-16 code units."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)

@@ -1,0 +1,230 @@
+"""The one routing engine: ConnectionRouter.getTarget, step by step, with a trace.
+
+``simulate``, ``serve`` and ``analyze`` all call :meth:`Router.route` (a connection) or
+:meth:`Router.route_key` (the management ``getTarget(key)`` entry, which starts at the policy's
+key transformation with the key as given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..config.model import BrokerConfig, ConnectionRouter
+from .cache import RouterCache, frozen_clock
+from .javaregex import JavaPattern, compile_java
+from .keys import INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, Connection, ResolvedKey, resolve_key
+from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
+from .pool import Pool, build_pool, local_target
+from .targets import Target, TargetState
+
+OK = "OK"
+REFUSED_UNAVAILABLE = "REFUSED_UNAVAILABLE"
+REFUSED_USE_ANOTHER = "REFUSED_USE_ANOTHER"
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    step: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class RouteResult:
+    router: str
+    status: str
+    target: Target | None
+    key: str  # the key after resolution and key-filter
+    key_value: str  # after the policy's transformation: what the local filter, cache and policy saw
+    raw_value: str | None
+    local: bool
+    decided_by: str
+    trace: tuple[TraceStep, ...] = ()
+
+    @property
+    def target_label(self) -> str | None:
+        if self.target is None:
+            return None
+        return "local" if self.local else self.target.name
+
+    def to_json(self, *, with_trace: bool = False) -> dict[str, object]:
+        t = self.target
+        out: dict[str, object] = {
+            "router": self.router,
+            "status": self.status,
+            "key": self.key,
+            "key_value": self.key_value,
+            "raw_value": self.raw_value,
+            "local": self.local,
+            "target": self.target_label,
+            "address": t.address if t is not None else None,
+            "node_id": t.node_id if t is not None else None,
+            "node_id_known": t.node_id_known if t is not None else None,
+            "decided_by": self.decided_by,
+        }
+        if with_trace:
+            out["trace"] = [{"step": s.step, "detail": s.detail} for s in self.trace]
+        return out
+
+
+@dataclass
+class Router:
+    """A deployed connection router: its filters, policy, pool and cache."""
+
+    name: str
+    key_type: str
+    key_filter: str | None
+    local_target_filter: JavaPattern | None
+    policy: Policy | None
+    pool: Pool | None
+    cache: RouterCache | None
+    local: Target
+    warnings: list[str] = field(default_factory=list)
+    tracing: bool = True
+
+    @classmethod
+    def from_config(
+        cls,
+        config: BrokerConfig,
+        router: ConnectionRouter,
+        state: TargetState | None = None,
+        *,
+        seed: int | None = None,
+        clock: Callable[[], float] = frozen_clock,
+    ) -> Router:
+        state = state or TargetState()
+        warnings: list[str] = []
+        policy: Policy | None = None
+        if router.policy is not None:
+            if router.policy.name not in POLICIES:
+                warnings.append(f"policy {router.policy.name!r} does not exist: the broker refuses to start")
+            else:
+                policy = make_policy(router.policy.name, router.policy.properties, seed=seed)
+                error = getattr(policy, "error", None)
+                if error:
+                    warnings.append(
+                        f"{policy.name}: the broker fails to deploy this router ({error}); "
+                        "simulated as if the property were absent")
+        pool = build_pool(config, router, state)
+        if pool is not None:
+            warnings.extend(pool.notes)
+            guessed = [t.name for t in pool.placeholders if not t.local]
+            if guessed and policy is not None and policy.name == "CONSISTENT_HASH":
+                warnings.append(
+                    f"node ids unknown for {', '.join(guessed)}: each uses its connector name as a placeholder; "
+                    "CONSISTENT_HASH results depend on the real node ids (--node-id, --targets)")
+            if isinstance(policy, LeastConnectionsPolicy) and any(
+                    t.connection_count is None for t in pool.targets):
+                warnings.append("connection counts unknown for some targets: LEAST_CONNECTIONS counts them as "
+                                "2147483647 (--connections, --targets)")
+        local = next((t for t in pool.targets if t.local), None) if pool is not None else None
+        cache = RouterCache(router.cache.timeout, clock) if router.cache is not None else None
+        ltf = router.local_target_filter
+        return cls(
+            name=router.name,
+            key_type=router.key_type,
+            key_filter=router.key_filter,
+            local_target_filter=compile_java(ltf) if ltf is not None else None,
+            policy=policy,
+            pool=pool,
+            cache=cache,
+            local=local if local is not None else local_target(state),
+            warnings=warnings,
+        )
+
+    # -- the workflow ---------------------------------------------------------------------------
+    def route(self, conn: Connection) -> RouteResult:
+        """ConnectionRouter.getTarget(connection, clientID, username)."""
+        trace: list[TraceStep] | None = [] if self.tracing else None
+        if conn.client_id is not None and conn.client_id.startswith(INTERNAL_CLIENT_ID_PREFIX):
+            if trace is not None:
+                trace.append(TraceStep("internal", f"client id starts with {INTERNAL_CLIENT_ID_PREFIX!r}: "
+                                                   "a router's own connection stays local"))
+            return RouteResult(self.name, OK, self.local, conn.client_id, conn.client_id, conn.client_id,
+                               True, "internal", tuple(trace or ()))
+        resolved = resolve_key(self.key_type, self.key_filter, conn)
+        if trace is not None:
+            trace.append(TraceStep("key", f"{self.key_type} = {_show(resolved.raw)}; {resolved.note}"))
+        return self._from_key(resolved, trace)
+
+    def route_key(self, key: str) -> RouteResult:
+        """The management operation getTarget(key): the key as given, no resolution, no filter."""
+        trace: list[TraceStep] | None = [] if self.tracing else None
+        if trace is not None:
+            trace.append(TraceStep("key", f"management getTarget: the key {key!r} is used as given"))
+        return self._from_key(ResolvedKey(key, key, False, "as given"), trace)
+
+    def _from_key(self, resolved: ResolvedKey, trace: list[TraceStep] | None) -> RouteResult:
+        key = resolved.key
+        value = key
+        policy, pool, cache = self.policy, self.pool, self.cache
+
+        def result(status: str, target: Target | None, decided: str) -> RouteResult:
+            local = target is not None and target.local
+            return RouteResult(self.name, status, target, key, value, resolved.raw, local, decided,
+                               tuple(trace or ()))
+
+        if policy is not None and key != NULL_KEY:
+            value = policy.transform_key(key)
+            if trace is not None and value != key:
+                trace.append(TraceStep("transform", f"{policy.name}: {key!r} -> {value!r}"))
+        elif trace is not None and policy is not None and key == NULL_KEY:
+            trace.append(TraceStep("transform", "the key is NULL: the policy does not transform it"))
+        ltf = self.local_target_filter
+        if ltf is not None:
+            if ltf.matches(value):
+                if trace is not None:
+                    trace.append(TraceStep("local-target-filter",
+                                           f"{ltf.source!r} matches {value!r} entirely: local target"))
+                return result(OK, self.local, "local-target-filter")
+            if trace is not None:
+                trace.append(TraceStep("local-target-filter", f"{ltf.source!r} does not match all of {value!r}"))
+        if policy is None or pool is None:
+            if trace is not None:
+                missing = "no policy" if policy is None else "no pool"
+                trace.append(TraceStep("refuse", f"{missing}: the router refuses (use another broker)"))
+            return result(REFUSED_USE_ANOTHER, None, "no-policy" if policy is None else "no-pool")
+        if cache is not None:
+            node_id = cache.get(value)
+            if node_id is not None:
+                cached = pool.ready_target(node_id)
+                if cached is not None:
+                    if trace is not None:
+                        trace.append(TraceStep("cache", f"cache hit: {value!r} -> {node_id} (ready)"))
+                    return result(OK, cached, "cache")
+                if trace is not None:
+                    trace.append(TraceStep("cache", f"cache hit: {value!r} -> {node_id}, but it is not ready"))
+        targets = pool.ready()
+        if trace is not None:
+            ready_count = sum(1 for t in pool.targets if t.ready)
+            names = ", ".join(t.name for t in targets) or "none"
+            quorum = f"{ready_count} ready of {len(pool.targets)}, quorum-size {pool.quorum_size}"
+            trace.append(TraceStep("pool", f"{quorum}: candidates {names}"))
+        target = policy.select(targets, value)
+        if target is None:
+            if trace is not None:
+                why = ("CONSISTENT_HASH_MODULO never selects a target"
+                       if isinstance(policy, ConsistentHashModuloPolicy) else "no ready target")
+                trace.append(TraceStep("refuse", f"{why}: REFUSED_UNAVAILABLE"))
+            return result(REFUSED_UNAVAILABLE, None, "policy")
+        if trace is not None:
+            trace.append(TraceStep("policy", f"{policy.explain()}: {target.name} (node {target.node_id})"))
+        if cache is not None:
+            cache.put(value, target.node_id)
+        return result(OK, target, "policy")
+
+
+def _show(value: str | None) -> str:
+    return "missing" if value is None else repr(value)
+
+
+def build_routers(
+    config: BrokerConfig,
+    state: TargetState | None = None,
+    *,
+    names: list[str] | None = None,
+    seed: int | None = None,
+    clock: Callable[[], float] = frozen_clock,
+) -> list[Router]:
+    chosen = [r for r in config.connection_routers if names is None or r.name in names]
+    return [Router.from_config(config, r, state, seed=seed, clock=clock) for r in chosen]

@@ -1,0 +1,85 @@
+"""Inline suppressions: ``<!-- arouter: disable=AR305,AR402 reason why -->``.
+
+A suppression comment applies to the element that follows it (its whole subtree), or to the
+element it closes when nothing follows it. ``disable-file=`` applies to the whole file.
+Suppressions that suppress nothing are reported (AR002), and so are those without a reason (AR003).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from lxml import etree
+
+from ..config.positions import Pos
+from ..diagnostics import Diagnostic
+
+_DIRECTIVE = re.compile(r"^\s*arouter:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]*?[A-Za-z0-9])(?:\s+(.*?))?\s*$",
+                        re.DOTALL)
+
+
+@dataclass
+class Suppression:
+    rules: frozenset[str]  # rule ids (upper case) or names
+    reason: str
+    pos: Pos
+    file: str
+    first_line: int
+    last_line: int  # inclusive; whole file when file_wide
+    file_wide: bool
+    used: bool = False
+
+    def covers(self, d: Diagnostic, ids_for: Callable[[str], str]) -> bool:
+        if d.file != self.file:
+            return False
+        if ids_for(d.rule) not in self.rules and d.rule not in self.rules:
+            return False
+        return self.file_wide or self.first_line <= d.line <= self.last_line
+
+
+def _last_line(el: etree._Element) -> int:
+    last = el.sourceline or 0
+    for d in el.iter():
+        if d.sourceline and d.sourceline > last:
+            last = d.sourceline
+    return last
+
+
+def find_suppressions(root: etree._Element, locate: Callable[[etree._Element], Pos],
+                      normalise: Callable[[str], str]) -> list[Suppression]:
+    found: list[Suppression] = []
+    for comment in root.iter(etree.Comment):
+        m = _DIRECTIVE.match(comment.text or "")
+        if not m:
+            continue
+        kind, names, reason = m.group(1), m.group(2), (m.group(3) or "").strip()
+        rules = frozenset(normalise(n) for n in re.split(r"[,\s]+", names) if n)
+        pos = locate(comment)
+        target = comment.getnext()
+        while target is not None and not isinstance(target.tag, str):
+            target = target.getnext()
+        if kind == "disable-file":
+            found.append(Suppression(rules, reason, pos, pos.file, 1, 1 << 30, True))
+            continue
+        scope = target if target is not None else comment.getparent()
+        if scope is None:
+            continue
+        found.append(Suppression(rules, reason, pos, pos.file, scope.sourceline or pos.line, _last_line(scope),
+                                 False))
+    return found
+
+
+def apply_suppressions(diags: Iterable[Diagnostic], sups: list[Suppression],
+                       normalise: Callable[[str], str]) -> list[Diagnostic]:
+    kept: list[Diagnostic] = []
+    for d in diags:
+        hit = False
+        for s in sups:
+            if s.covers(d, normalise):
+                s.used = True
+                hit = True
+        if not hit:
+            kept.append(d)
+    return kept

@@ -1,0 +1,41 @@
+"""Shared test helpers: paths, the corpus, and a broker.xml wrapper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "samples" / "broker.xml"
+CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+
+
+def broker_xml(core: str, *, extra_ns: str = "") -> str:
+    """Wrap a <core> fragment into a complete broker.xml document."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<configuration xmlns="urn:activemq"{extra_ns}>\n'
+        '  <core xmlns="urn:activemq:core">\n'
+        f"{core}\n"
+        "  </core>\n"
+        "</configuration>\n"
+    )
+
+
+def corpus_files() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(CORPUS.rglob("*.xml"))
+
+
+@pytest.fixture
+def write_broker(tmp_path: Path):
+    """Write a <core> fragment as broker.xml in tmp_path and return its path."""
+
+    def write(core: str, name: str = "broker.xml") -> Path:
+        p = tmp_path / name
+        p.write_text(broker_xml(core), encoding="utf-8")
+        return p
+
+    return write
