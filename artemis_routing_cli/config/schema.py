@@ -1,0 +1,407 @@
+"""Schema layer of ``arouter validate``: is broker.xml shaped the way the broker's schema demands?
+
+The broker validates ``<core>`` against its XSD before reading anything, and on failure stops
+with a bare "Invalid configuration". This module checks the sections arouter judges
+(connection routers, diverts, cluster connections, acceptors, connectors, broadcast and
+discovery groups) against arouter's own XSD (``schemas/arouter-core.xsd``, shipped as package
+data) and says where and why, in plain words.
+
+Each section element present under ``<core>`` is deep-copied into its own small document (lxml
+keeps ``sourceline``) and validated with libxml2 through lxml; the compiled schema is cached
+for the life of the process. Uniqueness of names and discovery-group references, which need the
+whole ``<core>``, are checked by :mod:`schema_ids`. Messages come from :mod:`schema_messages`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from lxml import etree
+
+from ..diagnostics import Diagnostic, RuleMeta, Severity
+from .positions import Pos
+from .schema_ids import CORE_NS, JUDGED_SECTIONS, duplicate_sections, id_problems
+from .schema_messages import Finding, ModelIndex, Translator
+
+SCHEMA_FILE = "arouter-core.xsd"
+SCHEMA_FILES = ("arouter-core.xsd", "xml-attributes.xsd")
+CATEGORY = "schema"
+
+_WRAP = '<core xmlns="urn:activemq:core">'
+XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+
+SCHEMA_RULES: list[RuleMeta] = [
+    RuleMeta(
+        id="AR101",
+        name="unexpected-element",
+        severity=Severity.ERROR,
+        category=CATEGORY,
+        summary="An element (or text) the broker's schema does not allow at that place or in that order.",
+        doc="""\
+Catches a child element the broker's schema does not know in its parent (usually a typo),
+an element written out of order where the schema fixes the order (a router's `<pool>`, a
+`<broadcast-group>`), two alternatives where only one may be given, and text inside an element
+that holds only elements. The broker refuses to start with just "Invalid configuration".
+
+Inside `<pool>` the settings come first, in this order: `username`, `password`,
+`check-period`, `quorum-size`, `quorum-timeout`, `local-target-enabled`; then exactly one of
+`cluster-connection`, `static-connectors`, `discovery-group-ref`.
+
+**FAIL**
+```xml
+<connection-routers>
+  <connection-router name="r1">
+    <policy name="FIRST_ELEMENT"/>
+    <pool>
+      <static-connectors><connector-ref>b1</connector-ref></static-connectors>
+      <quorum-size>2</quorum-size>
+    </pool>
+  </connection-router>
+</connection-routers>
+```
+
+**PASS**
+```xml
+<connection-routers>
+  <connection-router name="r1">
+    <policy name="FIRST_ELEMENT"/>
+    <pool>
+      <quorum-size>2</quorum-size>
+      <static-connectors><connector-ref>b1</connector-ref></static-connectors>
+    </pool>
+  </connection-router>
+</connection-routers>
+```
+""",
+    ),
+    RuleMeta(
+        id="AR102",
+        name="missing-element",
+        severity=Severity.ERROR,
+        category=CATEGORY,
+        summary="A child element the broker's schema requires is missing.",
+        doc="""\
+Catches a required child that is not there: a divert without `<address>` or
+`<forwarding-address>`, a cluster connection without `<connector-ref>`, a router `<pool>`
+without a source of targets, an empty `<static-connectors>`, `<acceptors>` or
+`<cluster-connections>`.
+
+**FAIL**
+```xml
+<diverts>
+  <divert name="audit">
+    <address>orders</address>
+  </divert>
+</diverts>
+```
+
+**PASS**
+```xml
+<diverts>
+  <divert name="audit">
+    <address>orders</address>
+    <forwarding-address>audit.orders</forwarding-address>
+  </divert>
+</diverts>
+```
+""",
+    ),
+    RuleMeta(
+        id="AR103",
+        name="invalid-value",
+        severity=Severity.ERROR,
+        category=CATEGORY,
+        summary="A value is not of the type the broker's schema wants (number, boolean, enumeration, name).",
+        doc="""\
+Catches values the broker's schema rejects: a word where a number goes (`<check-period>`,
+`<max-hops>`, `<timeout>`), a boolean other than true/false/1/0, a `<key-type>`,
+`<routing-type>` or `<message-load-balancing>` outside its list (the lists are case
+sensitive), and names with spaces or a leading digit where the broker wants an XML name
+(divert, cluster connection, broadcast and discovery group names).
+
+**FAIL**
+```xml
+<connection-routers>
+  <connection-router name="r1">
+    <key-type>CLIENTID</key-type>
+  </connection-router>
+</connection-routers>
+```
+
+**PASS**
+```xml
+<connection-routers>
+  <connection-router name="r1">
+    <key-type>CLIENT_ID</key-type>
+  </connection-router>
+</connection-routers>
+```
+""",
+    ),
+    RuleMeta(
+        id="AR104",
+        name="bad-attribute",
+        severity=Severity.ERROR,
+        category=CATEGORY,
+        summary="A required attribute is missing, or an attribute is not allowed on that element.",
+        doc="""\
+Catches a missing `name` on a connection router, policy, divert, cluster connection or group,
+a `<filter>` without `string`, a `<property>` without `key` or `value`, and attributes the
+element does not take (often a typo, or `allow-direct-connections-only` on a router pool's
+`<static-connectors>`, where only a cluster connection's list takes it).
+
+**FAIL**
+```xml
+<connection-routers>
+  <connection-router>
+    <policy name="FIRST_ELEMENT"/>
+  </connection-router>
+</connection-routers>
+```
+
+**PASS**
+```xml
+<connection-routers>
+  <connection-router name="r1">
+    <policy name="FIRST_ELEMENT"/>
+  </connection-router>
+</connection-routers>
+```
+""",
+    ),
+    RuleMeta(
+        id="AR105",
+        name="duplicate",
+        severity=Severity.ERROR,
+        category=CATEGORY,
+        summary="Something that may appear once appears twice: a child, a section, or a unique name.",
+        doc="""\
+Catches a second copy of a child that may appear only once (a divert's `<address>`, a
+cluster connection's `<max-hops>`), a section written twice in `<core>`, and a name used
+twice among the elements whose names the broker's schema wants unique across all of
+`<core>`: diverts, cluster connections, broadcast groups, discovery groups, bridges,
+federations and router key transformers share one pool of names.
+
+**FAIL**
+```xml
+<diverts>
+  <divert name="copy">
+    <address>a</address>
+    <forwarding-address>b</forwarding-address>
+  </divert>
+  <divert name="copy">
+    <address>c</address>
+    <forwarding-address>d</forwarding-address>
+  </divert>
+</diverts>
+```
+
+**PASS**
+```xml
+<diverts>
+  <divert name="copy-a">
+    <address>a</address>
+    <forwarding-address>b</forwarding-address>
+  </divert>
+  <divert name="copy-c">
+    <address>c</address>
+    <forwarding-address>d</forwarding-address>
+  </divert>
+</diverts>
+```
+""",
+    ),
+    RuleMeta(
+        id="AR106",
+        name="unknown-discovery-group",
+        severity=Severity.ERROR,
+        category=CATEGORY,
+        summary="A discovery-group-name names nothing in <core>, so the broker's schema rejects the file.",
+        doc="""\
+The broker's schema types `discovery-group-name` as a reference that must match a name
+defined in the same `<core>` (normally a `<discovery-group>`). A reference to a group that is
+not defined stops the broker before it reads any router or cluster connection.
+
+**FAIL**
+```xml
+<connection-routers>
+  <connection-router name="r1">
+    <policy name="CONSISTENT_HASH"/>
+    <pool>
+      <discovery-group-ref discovery-group-name="dg1"/>
+    </pool>
+  </connection-router>
+</connection-routers>
+```
+
+**PASS**
+```xml
+<discovery-groups>
+  <discovery-group name="dg1">
+    <group-address>231.7.7.7</group-address>
+    <group-port>9876</group-port>
+  </discovery-group>
+</discovery-groups>
+<connection-routers>
+  <connection-router name="r1">
+    <policy name="CONSISTENT_HASH"/>
+    <pool>
+      <discovery-group-ref discovery-group-name="dg1"/>
+    </pool>
+  </connection-router>
+</connection-routers>
+```
+""",
+    ),
+]
+
+_RULES_BY_ID: dict[str, RuleMeta] = {rule.id: rule for rule in SCHEMA_RULES}
+
+
+def schema_dir() -> Any:
+    """The package-data folder holding arouter's XSD files (a Traversable)."""
+    return resources.files("artemis_routing_cli") / "data" / "schemas"
+
+
+class _PackageResolver(etree.Resolver):
+    """Serves the XSD files imported by arouter-core.xsd from package data."""
+
+    def resolve(self, system_url: str, public_id: str, context: Any) -> Any:
+        name = system_url.rsplit("/", 1)[-1]
+        if name in SCHEMA_FILES:
+            return self.resolve_string((schema_dir() / name).read_bytes(), context)
+        return None
+
+
+@lru_cache(maxsize=1)
+def compiled_schema() -> etree.XMLSchema:
+    """arouter's XSD compiled once by libxml2 (cached for the process)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    parser.resolvers.add(_PackageResolver())
+    document = etree.fromstring((schema_dir() / SCHEMA_FILE).read_bytes(), parser, base_url=SCHEMA_FILE)
+    return etree.XMLSchema(etree.ElementTree(document))
+
+
+@lru_cache(maxsize=1)
+def _models() -> ModelIndex:
+    import xmlschema  # only needed to explain an error
+
+    with resources.as_file(schema_dir() / SCHEMA_FILE) as path:
+        return ModelIndex(xmlschema.XMLSchema(str(path)))
+
+
+def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[Diagnostic]:
+    """Validate the judged sections of ``core`` (``<core xmlns="urn:activemq:core">``).
+
+    ``core`` must already be ``${}``-substituted and XIncluded. Returns the problems sorted by
+    position; an empty list means the broker's schema accepts these sections.
+    """
+    diagnostics: list[Diagnostic] = []
+    for problem in duplicate_sections(core, locate):
+        diagnostics.append(_diagnostic(problem.rule, problem.element, problem.message, problem.hint, locate))
+    for section in core:
+        if not isinstance(section.tag, str) or etree.QName(section).namespace != CORE_NS:
+            continue
+        if etree.QName(section).localname in JUDGED_SECTIONS:
+            diagnostics.extend(_check_section(section, locate))
+    for problem in id_problems(core, locate):
+        diagnostics.append(_diagnostic(problem.rule, problem.element, problem.message, problem.hint, locate))
+    return sorted(set(diagnostics), key=lambda d: (*d.sort_key(), d.message))
+
+
+def _check_section(section: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[Diagnostic]:
+    schema = compiled_schema()
+    clone = copy.deepcopy(section)
+    copies = list(clone.iter())
+    added_base = _mark_include_roots(section, copies, locate)
+    if schema.validate(clone):
+        return []
+    originals = dict(zip(copies, section.iter(), strict=True))
+    tree = clone.getroottree()
+    translator = Translator(_models())
+    seen_values: set[tuple[int, str]] = set()
+    out: list[Diagnostic] = []
+    for entry in schema.error_log:
+        target = _element_of(entry, tree, copies)
+        finding: Finding = translator.explain(entry, target)
+        if finding.attribute is not None:
+            key = (copies.index(finding.element), finding.attribute)
+            if key in seen_values:
+                continue
+            seen_values.add(key)
+        original = originals.get(finding.element, section)
+        message, hint = finding.message, finding.hint
+        if finding.attribute == XML_BASE and finding.element in added_base:
+            name = etree.QName(finding.element).localname
+            message = (f"<{name}> cannot be the top element of an XIncluded file: the broker adds "
+                       f"xml:base to it, and its schema does not allow xml:base on <{name}>")
+            hint = "include the whole enclosing section instead"
+        out.append(_diagnostic(finding.rule, original, message, hint, locate, etree.QName(section).localname))
+    return out
+
+
+def _mark_include_roots(
+    section: etree._Element, copies: list[etree._Element], locate: Callable[[etree._Element], Pos]
+) -> set[etree._Element]:
+    """Give XIncluded top elements the xml:base the broker's parser adds (Xerces fixes up base URIs)."""
+    added: set[etree._Element] = set()
+    for clone, original in zip(copies, section.iter(), strict=True):
+        parent = original.getparent()
+        if not isinstance(original.tag, str) or parent is None or clone.get(XML_BASE) is not None:
+            continue
+        here = locate(original).file
+        if here != locate(parent).file:
+            clone.set(XML_BASE, here.rsplit("/", 1)[-1])
+            added.add(clone)
+    return added
+
+
+def _element_of(entry: Any, tree: etree._ElementTree, copies: list[etree._Element]) -> etree._Element:
+    """The element of the copy that a libxml2 log entry is about."""
+    path = getattr(entry, "path", None)
+    if path:
+        try:
+            found = tree.xpath(path)
+        except etree.XPathError:
+            found = []
+        if found and isinstance(found[0], etree._Element):
+            return found[0]
+    for el in copies:  # fall back to the first element on the reported line
+        if isinstance(el.tag, str) and el.sourceline == entry.line:
+            return el
+    return copies[0]
+
+
+def _diagnostic(
+    rule: str,
+    element: etree._Element,
+    message: str,
+    hint: str | None,
+    locate: Callable[[etree._Element], Pos],
+    section: str | None = None,
+) -> Diagnostic:
+    meta = _RULES_BY_ID[rule]
+    pos = locate(element)
+    if section is None:
+        section = _section_of(element)
+    return Diagnostic(rule=rule, severity=meta.severity, category=meta.category, message=message,
+                      file=pos.file, line=pos.line, column=pos.column, section=section, hint=hint)
+
+
+def _section_of(element: etree._Element) -> str | None:
+    node: etree._Element | None = element
+    while node is not None:
+        parent = node.getparent()
+        if parent is not None and etree.QName(parent).localname == "core":
+            return etree.QName(node).localname
+        node = parent
+    return None
+
+
+def wrap_fragment(fragment: str) -> str:
+    """A ``<core>`` document around section fragments (used by tests and rule docs)."""
+    return f"{_WRAP}\n{fragment}\n</core>"

@@ -1,0 +1,155 @@
+"""The whole-<core> parts of the broker's schema that a section-by-section validation cannot see.
+
+The broker validates all of ``<core>`` at once, so its schema also demands that:
+
+* each section appears at most once in ``<core>``;
+* the names it types as ``xs:ID`` are unique across the whole ``<core>`` - a divert and a
+  cluster connection called the same thing stop the broker;
+* every ``discovery-group-name`` (``xs:IDREF``) matches one of those names.
+
+The places below were read from the broker's schema (Artemis 2.4x); paths are local names
+from ``<core>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+
+from .positions import Pos
+
+CORE_NS = "urn:activemq:core"
+XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
+
+# Elements whose ``name`` attribute is an xs:ID in the broker's schema.
+ID_NAME_PATHS: frozenset[tuple[str, ...]] = frozenset(
+    {
+        ("broadcast-groups", "broadcast-group"),
+        ("discovery-groups", "discovery-group"),
+        ("diverts", "divert"),
+        ("bridges", "bridge"),
+        ("cluster-connections", "cluster-connection"),
+        ("connection-routers", "connection-router", "key-transformer"),
+        ("federations", "federation"),
+        ("federations", "federation", "upstream"),
+        ("federations", "federation", "downstream"),
+        ("federations", "federation", "policy-set"),
+        ("federations", "federation", "queue-policy"),
+        ("federations", "federation", "address-policy"),
+        ("federations", "federation", "transformer"),
+        ("broker-connections", "amqp-connection", "federation", "local-queue-policy"),
+        ("broker-connections", "amqp-connection", "federation", "local-address-policy"),
+        ("broker-connections", "amqp-connection", "federation", "remote-queue-policy"),
+        ("broker-connections", "amqp-connection", "federation", "remote-address-policy"),
+        ("broker-connections", "amqp-connection", "bridge"),
+        ("broker-connections", "amqp-connection", "bridge", "bridge-from-address"),
+        ("broker-connections", "amqp-connection", "bridge", "bridge-to-address"),
+        ("broker-connections", "amqp-connection", "bridge", "bridge-from-queue"),
+        ("broker-connections", "amqp-connection", "bridge", "bridge-to-queue"),
+    }
+)
+
+# A <discovery-group-ref discovery-group-name=".."> is an xs:IDREF under these parents.
+IDREF_PARENTS: frozenset[str] = frozenset(
+    {"bridge", "upstream", "downstream", "scale-down", "cluster-connection", "pool"}
+)
+
+# The sections arouter validates; the broker's <core> allows each of them once.
+JUDGED_SECTIONS: tuple[str, ...] = (
+    "acceptors",
+    "connectors",
+    "broadcast-groups",
+    "discovery-groups",
+    "diverts",
+    "cluster-connections",
+    "connection-routers",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IdProblem:
+    rule: str
+    element: etree._Element
+    message: str
+    hint: str | None = None
+
+
+def _local(el: etree._Element) -> str:
+    return etree.QName(el).localname
+
+
+def _core_elements(core: etree._Element) -> Iterator[tuple[tuple[str, ...], etree._Element]]:
+    """Every element under <core> in the core namespace, with its path of local names."""
+    stack: list[tuple[tuple[str, ...], etree._Element]] = [((), core)]
+    while stack:
+        path, el = stack.pop()
+        yield path, el
+        for child in reversed(el):
+            if isinstance(child.tag, str) and etree.QName(child).namespace == CORE_NS:
+                stack.append(((*path, _local(child)), child))
+
+
+def _where(el: etree._Element, seen_from: etree._Element, locate: Callable[[etree._Element], Pos]) -> str:
+    pos, here = locate(el), locate(seen_from)
+    return f"line {pos.line}" if pos.file == here.file else f"{pos.file}:{pos.line}"
+
+
+def duplicate_sections(core: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[IdProblem]:
+    problems: list[IdProblem] = []
+    first: dict[str, etree._Element] = {}
+    for child in core:
+        if not isinstance(child.tag, str) or etree.QName(child).namespace != CORE_NS:
+            continue
+        name = _local(child)
+        if name not in JUDGED_SECTIONS:
+            continue
+        if name in first:
+            where = _where(first[name], child, locate)
+            message = f"<core> may hold only one <{name}> (the first is at {where})"
+            hint = f"merge the two <{name}> sections into one"
+            problems.append(IdProblem("AR105", child, message, hint=hint))
+        else:
+            first[name] = child
+    return problems
+
+
+def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[IdProblem]:
+    """Duplicate ID names and dangling discovery-group references, in document order."""
+    owners: dict[str, etree._Element] = {}
+    problems: list[IdProblem] = []
+    references: list[tuple[etree._Element, str]] = []
+    for path, el in _core_elements(core):
+        names: list[tuple[str, str]] = []
+        if path in ID_NAME_PATHS and el.get("name") is not None:
+            names.append(("name", el.get("name", "").strip()))
+        if el.get(XML_ID) is not None:
+            names.append(("xml:id", el.get(XML_ID, "").strip()))
+        for label, value in names:
+            if not value:
+                continue  # an empty or missing name is reported by the section validation
+            owner = owners.get(value)
+            if owner is None:
+                owners[value] = el
+                continue
+            problems.append(IdProblem(
+                "AR105", el,
+                f"<{_local(el)}> {label} '{value}' is already used by <{_local(owner)}> at "
+                f"{_where(owner, el, locate)}",
+                hint="the broker's schema wants the names of diverts, cluster connections, bridges, "
+                     "broadcast and discovery groups (and a few more) unique across <core>",
+            ))
+        if path and path[-1] == "discovery-group-ref" and len(path) > 1 and path[-2] in IDREF_PARENTS:
+            target = el.get("discovery-group-name")
+            if target is not None and target.strip():
+                references.append((el, target.strip()))
+    for el, target in references:
+        if target not in owners:
+            problems.append(IdProblem(
+                "AR106", el,
+                f"<discovery-group-ref> points at '{target}', but nothing in <core> is named that",
+                hint=f"add <discovery-group name=\"{target}\"> under <discovery-groups>, "
+                     "or fix the name",
+            ))
+    return problems

@@ -1,0 +1,28 @@
+"""Run the real CLI in a subprocess: exit codes, stdout and stderr exactly as users see them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def arouter(*args: str, stdin: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+    full_env.pop("ARTEMIS_INSTANCE", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "artemis_routing_cli", *args],
+        input=stdin, capture_output=True, text=True, cwd=cwd or REPO, env=full_env, timeout=120,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
