@@ -19,7 +19,7 @@ from pathlib import Path
 from ..config.model import BrokerConfig
 from ..errors import UsageError
 from ..routing.keys import Connection
-from ..routing.router import RouteResult, Router
+from ..routing.router import Router, RouteResult
 from ..routing.targets import TargetState
 from .common import stderr_console
 from .simulate_one import select_routers, source_address

@@ -11,7 +11,7 @@ from rich.table import Table
 from ..config.model import BrokerConfig
 from ..errors import UsageError
 from ..routing.keys import KEY_TYPES, Connection, java_socket_address
-from ..routing.router import OK, RouteResult, Router, build_routers
+from ..routing.router import OK, Router, RouteResult, build_routers
 from ..routing.targets import TargetState
 from .common import stderr_console, stdout_console
 
@@ -93,7 +93,8 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         payload = {
             "connection": _conn_json(conn) if conn else {"management_key": results[0].key},
             "results": [
-                {**res.to_json(with_trace=True), "key_type": r.key_type} for r, res in zip(routers, results)
+                {**res.to_json(with_trace=True), "key_type": r.key_type}
+                for r, res in zip(routers, results, strict=True)
             ],
             "warnings": warnings,
         }
@@ -116,7 +117,7 @@ def _print_text(routers: list[Router], results: list[RouteResult], warnings: lis
     out = stdout_console()
     table = Table("router", "key type", "key", "status", "target", "address", "node id", "decided by",
                   box=None, pad_edge=False)
-    for r, res in zip(routers, results):
+    for r, res in zip(routers, results, strict=True):
         key = res.key if res.key == res.key_value else f"{res.key} → {res.key_value}"
         status_style = "green" if res.status == OK else "red"
         t = res.target
@@ -126,7 +127,7 @@ def _print_text(routers: list[Router], results: list[RouteResult], warnings: lis
                       res.decided_by)
     out.print(table)
     if explain:
-        for r, res in zip(routers, results):
+        for r, res in zip(routers, results, strict=True):
             out.print(f"\n[bold]{r.name}[/bold]")
             for i, step in enumerate(res.trace, 1):
                 out.print(f"  {i}. [cyan]{step.step}[/cyan]: {step.detail}", highlight=False)

@@ -71,7 +71,7 @@ def test_batch_jsonl_keeps_order_and_empty_lines(tmp_path: Path) -> None:
     assert run.code == 0, run.err
     recs = [json.loads(line) for line in run.out.splitlines()]
     assert [r["key"] for r in recs] == values
-    for v, r in zip(values, recs):
+    for v, r in zip(values, recs, strict=True):
         # A key that *is* the text NULL is never transformed (the broker compares with "NULL").
         expected = "NULL" if v == "NULL" else str((fnv1a32(v) & 0x7FFFFFFF) % 2)
         assert r["key_value"] == expected

@@ -116,7 +116,8 @@ def test_xxe_is_refused_without_reading_the_file(tmp_path: Path) -> None:
 def test_billion_laughs_is_refused(tmp_path: Path) -> None:
     ents = '<!ENTITY lol "lol">' + "".join(
         f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10 if i > 1 else "&lol;" * 10}">' for i in range(1, 10))
-    doc = f'<?xml version="1.0"?>\n<!DOCTYPE lolz [{ents}]>\n<configuration><core xmlns="urn:activemq:core">&lol9;</core></configuration>'
+    doc = (f'<?xml version="1.0"?>\n<!DOCTYPE lolz [{ents}]>\n'
+           '<configuration><core xmlns="urn:activemq:core">&lol9;</core></configuration>')
     p = tmp_path / "b.xml"
     p.write_text(doc, encoding="utf-8")
     with pytest.raises(ConfigError, match="entities"):
