@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..javastr import java_split
 from .positions import Pos
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -259,10 +260,11 @@ class Divert:
 
     @property
     def forwarding_addresses(self) -> tuple[str, ...]:
-        """Composite forwarding addresses, split on commas and trimmed (empty entries kept)."""
+        """Composite forwarding addresses as the broker splits them: Java ``split(",")`` (trailing
+        empty entries dropped), each trimmed. ``fields["forwarding-address"]`` keeps the raw text."""
         if self.forwarding_address is None:
             return ()
-        return tuple(part.strip() for part in self.forwarding_address.split(","))
+        return tuple(part.strip() for part in java_split(self.forwarding_address))
 
 
 @dataclass(frozen=True, slots=True)

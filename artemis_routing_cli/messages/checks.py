@@ -1,0 +1,155 @@
+"""Divert problems a rule module can report: ``divert_problems(config)``.
+
+Each problem is ``(divert, code, message)``; the codes:
+
+* ``filter-syntax``: the filter is invalid; the broker refuses to start (message has the column).
+* ``filter-body``: the filter uses XPATH/XQUERY (works on XML bodies only; arouter cannot check it).
+* ``duplicate-name``: a later divert with an earlier one's name; the broker skips it.
+* ``exclusive-shadows``: an exclusive divert without a filter takes every message of its address,
+  so the non-exclusive diverts there (and the address's own queues) never get anything.
+* ``loop``: forwarding comes back to an address already passed (a divert forwarding to its own
+  address, or a cycle such as ping-pong between two exclusive diverts); a matching message is
+  re-routed without end.
+* ``composite-empty``: an empty entry in a comma-separated forwarding-address.
+* ``composite-repeated``: the same forwarding address twice (two copies go there).
+* ``routing-name-shared``: non-exclusive diverts on one address with the same routing-name
+  take turns: each message reaches only one of them.
+"""
+
+from __future__ import annotations
+
+from ..config.model import BrokerConfig, Divert
+from .cluster import java_split
+from .flow import active_diverts, forwarding_targets
+from .selector import FilterSyntaxError, parse_optional_filter
+
+Problem = tuple[Divert, str, str]
+
+
+def divert_problems(config: BrokerConfig) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: dict[str, Divert] = {}
+    for divert in config.diverts:
+        if divert.name in seen:
+            problems.append((divert, "duplicate-name",
+                             f"divert name {divert.name!r} is already used; the broker skips this divert"))
+        else:
+            seen[divert.name] = divert
+        problems.extend(_filter_problems(divert))
+        problems.extend(_composite_problems(divert))
+    active = active_diverts(config)
+    problems.extend(_shadowing(active))
+    problems.extend(_routing_names(active))
+    problems.extend(_loops(active))
+    return problems
+
+
+def _filter_problems(divert: Divert) -> list[Problem]:
+    try:
+        compiled = parse_optional_filter(divert.filter)
+    except FilterSyntaxError as err:
+        return [(divert, "filter-syntax",
+                 f"filter {divert.filter!r}: {err.reason} at column {err.column}; the broker refuses to start")]
+    if compiled is not None and compiled.body_queries:
+        return [(divert, "filter-body",
+                 f"filter uses {', '.join(compiled.body_queries)}: it only matches XML bodies and arouter "
+                 "cannot evaluate it")]
+    return []
+
+
+def _composite_problems(divert: Divert) -> list[Problem]:
+    raw = divert.forwarding_address
+    if not raw or "," not in raw:
+        return []
+    problems: list[Problem] = []
+    kept = [part.strip() for part in java_split(raw)]
+    if any(part == "" for part in kept):
+        problems.append((divert, "composite-empty",
+                         f"forwarding-address {raw!r} has an empty entry: a copy goes to the empty address"))
+    elif len(kept) < len(raw.split(",")):
+        problems.append((divert, "composite-empty",
+                         f"forwarding-address {raw!r} ends with a comma (ignored by the broker)"))
+    repeated = sorted({part for part in kept if part and kept.count(part) > 1})
+    for part in repeated:
+        problems.append((divert, "composite-repeated",
+                         f"forwarding-address lists {part!r} {kept.count(part)} times: that many copies go there"))
+    return problems
+
+
+def _shadowing(active: list[Divert]) -> list[Problem]:
+    problems: list[Problem] = []
+    for divert in active:
+        if not divert.exclusive or parse_optional_filter_safe(divert.filter) is not None:
+            continue
+        shadowed = [d.name for d in active if d.address == divert.address and not d.exclusive]
+        text = (f"exclusive divert without a filter takes every message sent to {divert.address!r}: "
+                "its queues get nothing")
+        if shadowed:
+            text += f", and non-exclusive divert(s) {', '.join(shadowed)} never fire"
+        problems.append((divert, "exclusive-shadows", text))
+    return problems
+
+
+def parse_optional_filter_safe(text: str | None) -> object:
+    """The parsed filter, None for no filter, or the raw text when it does not parse."""
+    try:
+        return parse_optional_filter(text)
+    except FilterSyntaxError:
+        return text
+
+
+def _routing_names(active: list[Divert]) -> list[Problem]:
+    problems: list[Problem] = []
+    groups: dict[tuple[str, str], list[Divert]] = {}
+    for divert in active:
+        if not divert.exclusive and divert.routing_name is not None:
+            groups.setdefault((divert.address or "", divert.routing_name), []).append(divert)
+    for (address, name), members in groups.items():
+        if len(members) > 1:
+            names = ", ".join(d.name for d in members)
+            for divert in members[1:]:
+                problems.append((divert, "routing-name-shared",
+                                 f"diverts {names} on address {address!r} share routing-name {name!r}: "
+                                 "each message reaches only one of them, in turn"))
+    return problems
+
+
+def _loops(active: list[Divert]) -> list[Problem]:
+    edges: dict[str, list[tuple[str, Divert]]] = {}
+    for divert in active:
+        for target in forwarding_targets(divert):
+            edges.setdefault(divert.address or "", []).append((target, divert))
+    problems: list[Problem] = []
+    reported: set[tuple[str, ...]] = set()
+
+    def walk(address: str, path: list[str], via: list[Divert]) -> None:
+        for target, divert in edges.get(address, []):
+            if target in path:
+                start = path.index(target)
+                cycle = via[start:] + [divert]
+                key = _canonical(tuple(d.name for d in cycle))
+                if key in reported:
+                    continue
+                reported.add(key)
+                problems.append((cycle[0], "loop", _loop_message(path[start:] + [target], cycle)))
+            elif len(path) < 64:
+                walk(target, path + [target], via + [divert])
+
+    for origin in list(edges):
+        walk(origin, [origin], [])
+    return problems
+
+
+def _canonical(names: tuple[str, ...]) -> tuple[str, ...]:
+    rotations = [names[i:] + names[:i] for i in range(len(names))]
+    return min(rotations)
+
+
+def _loop_message(addresses: list[str], cycle: list[Divert]) -> str:
+    if len(cycle) == 1:
+        return (f"divert {cycle[0].name} forwards to its own address {addresses[0]!r}: a matching message is "
+                "re-routed through it without end")
+    route = " -> ".join(addresses)
+    names = ", ".join(d.name for d in cycle)
+    kind = "ping-pong between exclusive diverts" if all(d.exclusive for d in cycle) else "divert loop"
+    return f"{kind} {names}: {route}; a message matching every filter on the way is re-routed without end"

@@ -1,0 +1,174 @@
+"""The broker's filter (JMS selector) language: ``parse_filter(text).evaluate(message)``.
+
+Parsing follows the broker's ``FilterImpl`` + ``SelectorParser``: the text is trimmed; an
+empty filter means "no filter" (``parse_filter`` refuses it, ``parse_optional_filter`` returns
+None); the prefixes ``convert_string_expressions:``, ``hyphenated_props:`` and their ``no_``
+forms may lead, in any order. Evaluation is SQL three-valued: ``evaluate`` returns True, False
+or None (unknown; the broker treats it as no match).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..message import Message
+from . import nodes
+from .compile import Unsupported, compile_node
+from .errors import FilterSyntaxError
+from .javalang import EvalError
+from .parser import parse_tree
+
+__all__ = [
+    "UNSUPPORTED",
+    "Filter",
+    "FilterSyntaxError",
+    "UnsupportedResult",
+    "Verdict",
+    "parse_filter",
+    "parse_optional_filter",
+]
+
+_PREFIXES = {
+    "convert_string_expressions:": ("convert", True),
+    "hyphenated_props:": ("hyphenated", True),
+    "no_convert_string_expressions:": ("convert", False),
+    "no_hyphenated_props:": ("hyphenated", False),
+}
+
+
+class UnsupportedResult:
+    """The marker ``Filter.evaluate`` returns when an XPATH/XQUERY term decides the outcome."""
+
+    _instance: UnsupportedResult | None = None
+
+    def __new__(cls) -> UnsupportedResult:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNSUPPORTED"
+
+
+UNSUPPORTED = UnsupportedResult()
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of one evaluation, for reports.
+
+    ``value``: True / False / None (unknown) / UNSUPPORTED; ``matched``: what the broker does
+    (only True matches); ``reason``: why it is not a plain answer (evaluation error, body query).
+    """
+
+    value: bool | None | UnsupportedResult
+    reason: str | None = None
+
+    @property
+    def matched(self) -> bool:
+        return self.value is True
+
+    @property
+    def label(self) -> str:
+        if self.value is UNSUPPORTED:
+            return "unsupported"
+        if self.value is None:
+            return "unknown"
+        return "true" if self.value else "false"
+
+
+class Filter:
+    """A parsed filter. ``text`` is the filter as given (before trimming)."""
+
+    __slots__ = ("text", "tree", "convert_strings", "hyphenated", "_fn")
+
+    def __init__(self, text: str, tree: nodes.Node, convert_strings: bool, hyphenated: bool) -> None:
+        self.text = text
+        self.tree = tree
+        self.convert_strings = convert_strings
+        self.hyphenated = hyphenated
+        self._fn = compile_node(tree, convert_strings)
+
+    @property
+    def body_queries(self) -> list[str]:
+        """The XPATH/XQUERY terms, as written: arouter cannot evaluate them."""
+        return [f"{q.language} '{q.query}'" for q in nodes.body_queries(self.tree)]
+
+    def evaluate(self, msg: Message) -> bool | None | UnsupportedResult:
+        """True, False, None (unknown) or UNSUPPORTED. An evaluation error (e.g. ``'a' * 2``)
+        makes the broker log "invalid filter" and not match: that is False here; ``verdict``
+        says why."""
+        try:
+            value = self._fn(msg)
+        except EvalError:
+            return False
+        except Unsupported:
+            return UNSUPPORTED
+        return value  # type: ignore[return-value]
+
+    def matches(self, msg: Message) -> bool:
+        """What the broker decides: only a TRUE result matches."""
+        return self.evaluate(msg) is True
+
+    def verdict(self, msg: Message) -> Verdict:
+        try:
+            return Verdict(self._fn(msg))  # type: ignore[arg-type]
+        except EvalError as exc:
+            return Verdict(False, f"evaluation error: {exc}; the broker logs 'invalid filter' and does not match")
+        except Unsupported as exc:
+            return Verdict(UNSUPPORTED, f"{exc} reads the message body, which arouter does not simulate")
+
+    def __repr__(self) -> str:
+        return f"Filter({self.text!r})"
+
+
+def _strip_prefixes(text: str) -> tuple[str, int, bool, bool]:
+    convert = hyphenated = False
+    offset = 0
+    while True:
+        for prefix, (flag, value) in _PREFIXES.items():
+            if text.startswith(prefix, offset):
+                offset += len(prefix)
+                if flag == "convert":
+                    convert = value
+                else:
+                    hyphenated = value
+                break
+        else:
+            return text[offset:], offset, convert, hyphenated
+
+
+def _java_trim_bounds(text: str) -> tuple[int, int]:
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return start, end
+
+
+@lru_cache(maxsize=4096)
+def parse_filter(text: str) -> Filter:
+    """Parse a filter as the broker does; raises FilterSyntaxError (``.column`` is 1-based)."""
+    start, end = _java_trim_bounds(text)
+    if start == end:
+        raise FilterSyntaxError("the filter is empty (the broker treats an empty filter as no filter)",
+                                column=1, text=text)
+    trimmed = text[start:end]
+    body, prefix_len, convert, hyphenated = _strip_prefixes(trimmed)
+    tree = parse_tree(body, hyphenated=hyphenated, offset=start + prefix_len, source=text)
+    return Filter(text, tree, convert, hyphenated)
+
+
+def parse_optional_filter(text: str | None) -> Filter | None:
+    """None for a missing or blank filter (the broker's "no filter": everything matches)."""
+    if text is None:
+        return None
+    start, end = _java_trim_bounds(text)
+    if start == end:
+        return None
+    return parse_filter(text)

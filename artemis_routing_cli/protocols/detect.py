@@ -1,0 +1,106 @@
+"""First-bytes protocol detection, as an Artemis acceptor's ProtocolHandler decides.
+
+The broker waits until it holds 8 bytes, then asks each protocol manager ``isProtocol(first 8)``:
+
+* AMQP: ``AMQP``;
+* CORE: ``ARTEMIS``;
+* MQTT: byte 0x10 (CONNECT, no flags), a remaining-length varint that ends within 4 bytes, a
+  0x00 length MSB, then - only if the length LSB is 4 or 6 - ``M`` ``Q``. Any other LSB is
+  accepted as MQTT too. When the varint uses all 4 bytes and ``M`` follows, the broker reads
+  past its 8-byte window, throws, and closes the connection;
+* OpenWire: a 4-byte size, type 0x01 (WireFormatInfo), then as much of ``ActiveMQ`` as fits in
+  the window, i.e. ``Act``;
+* STOMP: ``CONNECT`` or ``STOMP``.
+
+Before that it closes connections that open with a PROXY protocol header (when the acceptor
+does not expect one) and switches to HTTP for ``GET``/``POST``/... prefixes. When nothing
+matches, the broker serves the bytes as CORE without the handshake (``FALLBACK_PROTOCOL``).
+"""
+
+from __future__ import annotations
+
+from artemis_routing_cli.errors import ProtocolError
+
+__all__ = ["FALLBACK_PROTOCOL", "NEEDED", "detect_protocol", "is_http", "need_more"]
+
+# ProtocolHandler.ProtocolDecoder.decode: "if (in.readableBytes() < 8) return;"
+NEEDED = 8
+
+# ActiveMQClient.DEFAULT_CORE_PROTOCOL: what the broker uses when no isProtocol() matched
+# (unless a HORNETQ acceptor, which accepts headerless clients, is configured).
+FALLBACK_PROTOCOL = "CORE"
+
+# HAProxyMessageEnforcer.isProxyProtocol: the first 4 bytes of a v1 ("PROX") or v2 header.
+_PROXY_PREFIXES = (b"PROX", b"\r\n\r\n")
+
+# ProtocolDecoder.isHttp: two-letter prefixes of HTTP methods (CONNECT is deliberately absent).
+_HTTP_PREFIXES = (b"GE", b"PO", b"PU", b"HE", b"OP", b"PA", b"DE", b"TR")
+
+_OPENWIRE_MAGIC = b"ActiveMQ"
+_WIREFORMAT_INFO = 0x01
+_MQTT_CONNECT = 0x10
+
+
+def need_more(first_bytes: bytes) -> bool:
+    """True while the broker would still wait for more bytes before deciding."""
+    return len(first_bytes) < NEEDED
+
+
+def is_http(first_bytes: bytes) -> bool:
+    """The broker would switch this connection to its HTTP/WebSocket handling."""
+    return first_bytes[:2] in _HTTP_PREFIXES
+
+
+def detect_protocol(first_bytes: bytes) -> str | None:
+    """``AMQP``, ``CORE``, ``MQTT``, ``OPENWIRE``, ``STOMP`` or None (HTTP or no match).
+
+    Only the first ``NEEDED`` bytes count. Raises ProtocolError where the broker would close the
+    connection (PROXY header, MQTT probe reading past the window); raises ValueError when fewer
+    than ``NEEDED`` bytes are given (check ``need_more`` first).
+    """
+    if need_more(first_bytes):
+        raise ValueError(f"need {NEEDED} bytes to detect a protocol, got {len(first_bytes)}")
+    head = bytes(first_bytes[:NEEDED])
+    if head[:4] in _PROXY_PREFIXES:
+        raise ProtocolError("connection opened with a PROXY protocol header")
+    if is_http(head):
+        return None
+    if head.startswith(b"AMQP"):
+        return "AMQP"
+    if head.startswith(b"ARTEMIS"):
+        return "CORE"
+    if _is_mqtt(head):
+        return "MQTT"
+    if head[4] == _WIREFORMAT_INFO and head[5:] == _OPENWIRE_MAGIC[: NEEDED - 5]:
+        return "OPENWIRE"
+    if head.startswith(b"CONNECT") or head.startswith(b"STOMP"):
+        return "STOMP"
+    return None
+
+
+def _is_mqtt(head: bytes) -> bool:
+    """MQTTProtocolManager.isProtocol over exactly ``NEEDED`` bytes."""
+    if head[0] != _MQTT_CONNECT:
+        return False
+    pos = 1
+    for _ in range(4):
+        byte = head[pos]
+        pos += 1
+        if byte & 0x80 == 0:
+            break
+    else:
+        return False  # remaining length longer than 4 bytes
+    if head[pos] != 0:  # protocol name length, MSB
+        return False
+    pos += 1
+    lsb = head[pos]
+    pos += 1
+    if lsb in (4, 6):
+        if head[pos] != ord("M"):
+            return False
+        pos += 1
+        if pos >= len(head):
+            raise ProtocolError("MQTT detection read past the 8-byte window (broker closes the connection)")
+        if head[pos] != ord("Q"):
+            return False
+    return True
