@@ -68,7 +68,7 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
     diags: list[Diagnostic] = []
     from .config.schema import check_schema
 
-    diags.extend(check_schema(doc.core, doc.locator.locate))
+    diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of))
     diags.extend(run_rules(config))
 
     sups = find_suppressions(doc.root, doc.locator.locate, _normalise)

@@ -23,8 +23,8 @@ from .model import (
     BrokerConfig,
     Cache,
     ClusterConnection,
-    Connector,
     ConnectionRouter,
+    Connector,
     DiscoveryGroup,
     Divert,
     FieldValue,
@@ -39,11 +39,14 @@ from .urls import UrlError, parse_transport_url
 
 
 def local(el: etree._Element) -> str:
-    return etree.QName(el).localname if isinstance(el.tag, str) else ""
+    tag = el.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
 
 
 def text_content(el: etree._Element) -> str:
     """Java's Node.getTextContent(): all descendant text, comments and PIs left out."""
+    if not len(el):
+        return (el.text or "") if isinstance(el.tag, str) else ""
     parts: list[str] = [el.text or ""] if isinstance(el.tag, str) else []
     for child in el:
         if isinstance(child.tag, str):
@@ -53,15 +56,13 @@ def text_content(el: etree._Element) -> str:
 
 
 def child_elements(el: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
-    for child in el:
-        if isinstance(child.tag, str) and (name is None or local(child) == name):
-            yield child
+    """Element children (any namespace), optionally only those with local name ``name``."""
+    return el.iterchildren("{*}" + name if name is not None else etree.Element)
 
 
 def descendants(el: etree._Element, name: str) -> Iterator[etree._Element]:
-    for d in el.iter():
-        if d is not el and isinstance(d.tag, str) and local(d) == name:
-            yield d
+    """Like the broker's getElementsByTagName: every descendant with this name, document order."""
+    return el.iterdescendants("{*}" + name)
 
 
 def first_descendant(el: etree._Element, name: str) -> etree._Element | None:

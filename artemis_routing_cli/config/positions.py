@@ -53,9 +53,11 @@ class Locator:
         text = self.line_text(file, line)
         column = 1
         if text:
-            tag = etree.QName(el).localname if isinstance(el.tag, str) else ""
+            raw_tag = el.tag
+            is_element = isinstance(raw_tag, str)
+            tag = raw_tag.rpartition("}")[2] if is_element else ""
             idx = text.find("<" + tag) if tag else -1
-            if idx < 0 and not isinstance(el.tag, str):
+            if idx < 0 and not is_element:
                 idx = text.find("<!--")
             if idx < 0:
                 idx = len(text) - len(text.lstrip())

@@ -151,7 +151,7 @@ def _java_trim_bounds(text: str) -> tuple[int, int]:
     return start, end
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)
 def parse_filter(text: str) -> Filter:
     """Parse a filter as the broker does; raises FilterSyntaxError (``.column`` is 1-based)."""
     start, end = _java_trim_bounds(text)

@@ -1,0 +1,119 @@
+"""arouter validate vs xmllint --schema (our schemas/) on a large generated broker.xml and the sample.
+
+Run by hand:  python bench/validate_bench.py [--routers 2000 --diverts 5000 --clusters 300 --repeat 5]
+Prints wall times (best of N, whole processes, as a user runs them) and the ratios; also the
+in-process time of lint_path (no interpreter start) and `arouter --help` cold start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+WRAP_OUTER = """<?xml version="1.0"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:activemq"
+           xmlns:core="urn:activemq:core" elementFormDefault="qualified">
+  <xs:import namespace="urn:activemq:core" schemaLocation="core-wrap.xsd"/>
+  <xs:element name="configuration"><xs:complexType><xs:sequence>
+    <xs:element ref="core:core"/>
+  </xs:sequence><xs:anyAttribute processContents="lax"/></xs:complexType></xs:element>
+</xs:schema>
+"""
+
+WRAP_CORE = """<?xml version="1.0"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:activemq:core"
+           xmlns="urn:activemq:core" elementFormDefault="qualified">
+  <xs:include schemaLocation="{schema}"/>
+  <xs:element name="core"><xs:complexType><xs:sequence>
+    <xs:any namespace="##targetNamespace" processContents="lax" minOccurs="0" maxOccurs="unbounded"/>
+  </xs:sequence></xs:complexType></xs:element>
+</xs:schema>
+"""
+
+
+def generate(routers: int, diverts: int, clusters: int) -> str:
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">',
+           "<name>bench</name>", "<connectors>"]
+    out += [f'<connector name="c{i}">tcp://host{i}.example.net:61616</connector>' for i in range(50)]
+    out.append("</connectors><acceptors>")
+    out += [f'<acceptor name="a{i}">tcp://0.0.0.0:{10000 + i}?router=r{i};protocols=CORE,AMQP</acceptor>'
+            for i in range(routers)]
+    out.append("</acceptors><cluster-connections>")
+    for i in range(clusters):
+        refs = "".join(f"<connector-ref>c{(i + j) % 50}</connector-ref>" for j in range(3))
+        out.append(f'<cluster-connection name="cc{i}"><address>addr{i}.</address><connector-ref>c{i % 50}'
+                   f"</connector-ref><message-load-balancing>ON_DEMAND</message-load-balancing><max-hops>1</max-hops>"
+                   f"<static-connectors>{refs}</static-connectors></cluster-connection>")
+    out.append("</cluster-connections><diverts>")
+    for i in range(diverts):
+        out.append(f'<divert name="d{i}"><address>in{i}</address><forwarding-address>out{i}</forwarding-address>'
+                   f"<filter string=\"color = 'red' AND n &gt; {i}\"/><exclusive>{'true' if i % 2 else 'false'}"
+                   "</exclusive></divert>")
+    out.append("</diverts><connection-routers>")
+    policies = ["CONSISTENT_HASH", "FIRST_ELEMENT", "ROUND_ROBIN", "LEAST_CONNECTIONS"]
+    for i in range(routers):
+        refs = "".join(f"<connector-ref>c{(i + j) % 50}</connector-ref>" for j in range(3))
+        out.append(f'<connection-router name="r{i}"><key-type>CLIENT_ID</key-type><key-filter>^.{{3}}</key-filter>'
+                   f'<local-target-filter>^FOO.*</local-target-filter><policy name="{policies[i % 4]}"/>'
+                   f"<pool><username>u</username><password>ENC(1234)</password><check-period>1000</check-period>"
+                   f"<quorum-size>1</quorum-size><static-connectors>{refs}</static-connectors></pool>"
+                   "</connection-router>")
+    out.append("</connection-routers></core></configuration>")
+    return "\n".join(out) + "\n"
+
+
+def best(cmd: list[str], repeat: int) -> tuple[float, int]:
+    times = []
+    code = 0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        code = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        times.append(time.perf_counter() - t0)
+    return min(times), code
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--routers", type=int, default=2000)
+    ap.add_argument("--diverts", type=int, default=5000)
+    ap.add_argument("--clusters", type=int, default=300)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    if shutil.which("xmllint") is None:
+        sys.exit("xmllint not found (apt-get install libxml2-utils)")
+    arouter = shutil.which("arouter") or sys.exit("arouter not installed (pip install -e .)")
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        (t / "outer.xsd").write_text(WRAP_OUTER, encoding="utf-8")
+        (t / "core-wrap.xsd").write_text(WRAP_CORE.format(schema=(REPO / "schemas" / "arouter-core.xsd").as_uri()),
+                                         encoding="utf-8")
+        big = t / "large-broker.xml"
+        big.write_text(generate(args.routers, args.diverts, args.clusters), encoding="utf-8")
+        print(f"large file: {big.stat().st_size / 1e6:.1f} MB ({args.routers} routers, {args.diverts} diverts, "
+              f"{args.clusters} cluster connections)")
+        for label, f in (("large", big), ("sample", REPO / "samples" / "broker.xml")):
+            x, xc = best(["xmllint", "--noout", "--schema", str(t / "outer.xsd"), str(f)], args.repeat)
+            a, ac = best([arouter, "validate", "-q", str(f)], args.repeat)
+            sys.path.insert(0, str(REPO))
+            from artemis_routing_cli.linting import lint_path
+
+            t0 = time.perf_counter()
+            lint_path(str(f))
+            inproc = time.perf_counter() - t0
+            print(f"{label:7s} xmllint {x * 1000:8.1f} ms (exit {xc})   arouter {a * 1000:8.1f} ms (exit {ac})   "
+                  f"ratio {a / x:5.2f}x   in-process lint {inproc * 1000:8.1f} ms")
+        h, _ = best([arouter, "--help"], args.repeat)
+        v, _ = best([arouter, "--version"], args.repeat)
+        print(f"arouter --help cold start {h * 1000:.0f} ms, --version {v * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
