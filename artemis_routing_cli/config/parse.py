@@ -237,6 +237,9 @@ def _cluster_connections(core: etree._Element, loc: Locator) -> Iterator[Cluster
         yield ClusterConnection(name=el.get("name") or "", pos=loc.locate(el), connector_ref=None,
                                 uri=el.get("address"))
     for el in descendants(core, "cluster-connection"):
+        parent = el.getparent()
+        if parent is not None and local(parent) == "pool":
+            continue  # a pool's <cluster-connection>NAME</...>: the broker logs and skips it here
         r = _Reader(el, loc)
         static: list[str] = []
         static_pos: Pos | None = None

@@ -1,0 +1,132 @@
+"""Small helpers the rule families share: raw elements, Java number and boolean parsing, names.
+
+Not a rule family (the leading underscore keeps the registry away from it).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+from lxml import etree
+
+from ..config.model import BrokerConfig, ClusterConnection, ConnectionRouter, Divert
+from ..config.parse import child_elements, descendants, local, text_content
+
+__all__ = [
+    "INT_MAX",
+    "INT_MIN",
+    "child_elements",
+    "cluster_elements",
+    "connector_names",
+    "defined_connectors",
+    "divert_elements",
+    "java_parse_int",
+    "local",
+    "plaintext_password",
+    "real_cluster_connections",
+    "router_elements",
+    "text_content",
+    "xsd_integer",
+]
+
+INT_MIN = -(1 << 31)
+INT_MAX = (1 << 31) - 1
+
+# xs:long / xs:int lexical form (after the schema's whitespace collapse): sign and digits.
+_XSD_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def java_parse_int(text: str | None) -> int | None:
+    """``Integer.parseInt(text)``: no trimming, optional sign, Unicode decimal digits, 32 bits.
+
+    Returns None where Java throws NumberFormatException (null, empty, spaces, ``3.0``, overflow).
+    """
+    if text is None:
+        return None
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body:
+        return None
+    digits = []
+    for ch in body:
+        value = unicodedata.decimal(ch, None)
+        if value is None:
+            return None
+        digits.append(str(value))
+    number = int("".join(digits))
+    if text[:1] == "-":
+        number = -number
+    return number if INT_MIN <= number <= INT_MAX else None
+
+
+def xsd_integer(text: str) -> int | None:
+    """The value of an xs:long-shaped text (trimmed), or None when the schema would reject it."""
+    t = text.strip()
+    return int(t) if _XSD_INTEGER.fullmatch(t) else None
+
+
+def plaintext_password(value: str, mask_password: bool | None) -> bool:
+    """Whether the broker reads ``value`` as the password itself (PasswordMaskingUtil.resolveMask).
+
+    ``mask-password`` true: every password is masked; false: every password is plain (even
+    ``ENC(..)``); not set: only ``ENC(..)`` is masked.
+    """
+    if mask_password is True:
+        return False
+    if mask_password is False:
+        return True
+    return not (value.startswith("ENC(") and value.endswith(")"))
+
+
+def _section_children(core: etree._Element, section: str, name: str) -> Iterator[etree._Element]:
+    for el in descendants(core, name):
+        parent = el.getparent()
+        if parent is not None and local(parent) == section:
+            yield el
+
+
+def connector_names(config: BrokerConfig) -> set[str]:
+    """Names of every ``<connector>`` written under ``<connectors>``, bad URLs included."""
+    if config.core is None:
+        return set(config.connectors)
+    return {el.get("name") or "" for el in _section_children(config.core, "connectors", "connector")}
+
+
+def defined_connectors(config: BrokerConfig) -> list[etree._Element]:
+    return list(_section_children(config.core, "connectors", "connector")) if config.core is not None else []
+
+
+def router_elements(config: BrokerConfig) -> list[tuple[ConnectionRouter, etree._Element | None]]:
+    """Each router of the model with its ``<connection-router>`` element (same document order)."""
+    raw = list(descendants(config.core, "connection-router")) if config.core is not None else []
+    if len(raw) != len(config.connection_routers):
+        return [(r, None) for r in config.connection_routers]
+    return list(zip(config.connection_routers, raw, strict=True))
+
+
+def cluster_elements(config: BrokerConfig) -> list[tuple[ClusterConnection, etree._Element | None]]:
+    """Each ``<cluster-connection>`` of the model with its element (``-uri`` forms get None)."""
+    raw = list(descendants(config.core, "cluster-connection")) if config.core is not None else []
+    plain = [cc for cc in config.cluster_connections if cc.uri is None]
+    if len(raw) != len(plain):
+        return [(cc, None) for cc in config.cluster_connections]
+    by_id = {id(cc): el for cc, el in zip(plain, raw, strict=True)}
+    return [(cc, by_id.get(id(cc))) for cc in config.cluster_connections]
+
+
+def real_cluster_connections(config: BrokerConfig) -> list[ClusterConnection]:
+    """The cluster connections the broker actually parses as such.
+
+    The broker collects ``cluster-connection`` elements from anywhere in ``<core>``, so a router
+    pool's ``<cluster-connection>name</cluster-connection>`` is parsed too; having no
+    ``connector-ref`` it is logged and skipped. Those are left out here.
+    """
+    return [cc for cc in config.cluster_connections if cc.uri is not None or cc.connector_ref is not None]
+
+
+def divert_elements(config: BrokerConfig) -> list[tuple[Divert, etree._Element | None]]:
+    raw = list(_section_children(config.core, "diverts", "divert")) if config.core is not None else []
+    if len(raw) != len(config.diverts):
+        return [(d, None) for d in config.diverts]
+    return list(zip(config.diverts, raw, strict=True))

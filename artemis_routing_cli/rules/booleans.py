@@ -1,0 +1,101 @@
+"""Booleans (AR313): switches the broker reads with Java's `Boolean.parseBoolean`.
+
+`Boolean.parseBoolean` is true for `true` in any case and false for everything else, so a
+value such as `1` or `yes` (and `1` passes the schema, whose `xs:boolean` allows it) turns the
+switch **off**. Elements are trimmed first; attributes are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..config.model import Fields
+from ..config.positions import Pos
+from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ._util import child_elements, cluster_elements
+from .base import Context
+
+ROUTER_BOOLEANS = {"pool": ("local-target-enabled",), "cache": ("persisted",)}
+DIVERT_BOOLEANS = ("exclusive",)
+CLUSTER_BOOLEANS = ("use-duplicate-detection", "forward-when-no-consumers")
+STATIC_ATTRIBUTE = "allow-direct-connections-only"
+
+RULES: list[RuleMeta] = [
+    RuleMeta(
+        id="AR313",
+        name="boolean-not-true-false",
+        severity=Severity.WARNING,
+        category="semantics",
+        summary="A boolean written as something other than `true` / `false`; the broker reads it as false.",
+        doc="""\
+Covers a pool's `local-target-enabled`, a cache's `persisted`, a divert's `exclusive`, a
+cluster connection's `use-duplicate-detection` and `forward-when-no-consumers`, and
+`<static-connectors allow-direct-connections-only>`. The schema's `xs:boolean` accepts `1`
+and `0`, but the broker reads `1` as **false**. For the attribute, the broker does not trim:
+`" true"` is false too.""",
+        fail="""<connectors>
+  <connector name="b1">tcp://broker1:61616</connector>
+</connectors>
+<connection-routers>
+  <connection-router name="r1">
+    <policy name="FIRST_ELEMENT"/>
+    <pool>
+      <local-target-enabled>1</local-target-enabled>
+      <static-connectors><connector-ref>b1</connector-ref></static-connectors>
+    </pool>
+  </connection-router>
+</connection-routers>""",
+        ok="""<connectors>
+  <connector name="b1">tcp://broker1:61616</connector>
+</connectors>
+<connection-routers>
+  <connection-router name="r1">
+    <policy name="FIRST_ELEMENT"/>
+    <pool>
+      <local-target-enabled>true</local-target-enabled>
+      <static-connectors><connector-ref>b1</connector-ref></static-connectors>
+    </pool>
+  </connection-router>
+</connection-routers>""",
+    ),
+]
+
+
+def check(ctx: Context) -> Iterator[Diagnostic]:
+    config = ctx.config
+    for router in config.connection_routers:
+        section = f"connection-router {router.name}"
+        if router.pool is not None:
+            yield from _fields(ctx, router.pool.fields, ROUTER_BOOLEANS["pool"], section)
+        if router.cache is not None:
+            yield from _fields(ctx, router.cache.fields, ROUTER_BOOLEANS["cache"], section)
+    for divert in config.diverts:
+        yield from _fields(ctx, divert.fields, DIVERT_BOOLEANS, f"divert {divert.name}")
+    for cc, el in cluster_elements(config):
+        if cc.connector_ref is None:
+            continue  # a pool's <cluster-connection>, or a -uri form: no booleans to read
+        section = f"cluster-connection {cc.name}"
+        yield from _fields(ctx, cc.fields, CLUSTER_BOOLEANS, section)
+        if el is None:
+            continue
+        for static in child_elements(el, "static-connectors"):
+            raw = static.get(STATIC_ATTRIBUTE)
+            if raw is not None and raw.lower() not in ("true", "false"):
+                yield _report(ctx, ctx.locate(static), f"{STATIC_ATTRIBUTE}=\"{raw}\"", raw, section,
+                              attribute=True)
+
+
+def _fields(ctx: Context, fields: Fields, names: tuple[str, ...], section: str) -> Iterator[Diagnostic]:
+    for name in names:
+        field = fields.get(name)
+        if field is not None and field.text.lower() not in ("true", "false"):
+            yield _report(ctx, field.pos, f"<{name}>{field.text}</{name}>", field.text, section)
+
+
+def _report(ctx: Context, pos: Pos, written: str, value: str, section: str, *,
+            attribute: bool = False) -> Diagnostic:
+    meant = value.strip().lower() in ("1", "yes", "on", "true")
+    tail = "; write true" if meant else "; write false"
+    how = "(attributes are not trimmed)" if attribute else "(Boolean.parseBoolean)"
+    return ctx.report("AR313", pos, f"{written}: the broker reads anything but 'true' as false {how}{tail}",
+                      section=section)

@@ -1,0 +1,228 @@
+"""Connection routers (AR307-AR310, AR315, AR316): how the broker reads a router's elements.
+
+A router's children may come in any order and repeat; the broker reads a simple element
+(`key-type`, `key-filter`, `local-target-filter`, and a pool's or cache's settings) from its
+**first** occurrence, while `<policy>` (AR306), `<pool>` and `<cache>` are replaced by each
+later one. `key-filter` and `local-target-filter` are Java regular expressions compiled when
+the router is deployed: `key-filter` with `find()` (the key becomes the matched text),
+`local-target-filter` with `matches()` (the whole key must match).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lxml import etree
+
+from ..config.model import ConnectionRouter
+from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ._util import child_elements, local, router_elements
+from .base import Context
+
+try:
+    from ..routing.javaregex import JavaRegexError, compile_java, portability_notes
+except ImportError:  # pragma: no cover - the regex adapter is part of the package
+    compile_java = None  # type: ignore[assignment]
+
+# Which occurrence of a repeated child the broker uses.
+ROUTER_FIRST = ("key-type", "key-filter", "local-target-filter")
+ROUTER_LAST = ("cache", "pool")
+POOL_FIRST = ("username", "password", "check-period", "quorum-size", "quorum-timeout",
+              "local-target-enabled", "cluster-connection")
+POOL_LAST = ("static-connectors", "discovery-group-ref")
+CACHE_FIRST = ("persisted", "timeout")
+# The broker's precedence among a pool's target sources.
+SOURCE_ORDER = ("cluster-connection", "discovery-group-ref", "static-connectors")
+
+
+def _router(body: str) -> str:
+    return f"""<connection-routers>
+  <connection-router name="r1">
+    {body}
+  </connection-router>
+</connection-routers>"""
+
+
+RULES: list[RuleMeta] = [
+    RuleMeta(
+        id="AR307",
+        name="element-repeated",
+        severity=Severity.WARNING,
+        category="semantics",
+        summary="A router, pool or cache element written more than once (the broker reads only one of them).",
+        doc="""\
+The broker reads simple elements with `getElementsByTagName(..).item(0)`: the **first**
+`key-type`, `key-filter`, `local-target-filter`, pool setting or cache setting counts and later
+copies are ignored. `<pool>`, `<cache>`, a pool's `<static-connectors>` and
+`<discovery-group-ref>` are the other way round: each later one replaces the earlier. A pool
+with several kinds of target source uses `cluster-connection` first, then
+`discovery-group-ref`, then `static-connectors`.""",
+        fail=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>.*</local-target-filter>\n"
+                     "    <key-type>USER_NAME</key-type>"),
+        ok=_router("<key-type>USER_NAME</key-type>\n    <local-target-filter>.*</local-target-filter>"),
+    ),
+    RuleMeta(
+        id="AR308",
+        name="key-transformer-ignored",
+        severity=Severity.WARNING,
+        category="semantics",
+        summary="`<key-transformer>` is accepted by the schema and ignored by the broker.",
+        doc="""\
+Key transformers were folded into policies (CONSISTENT_HASH_MODULO transforms the key). The
+schema still accepts `<key-transformer>`, but the broker's parser never reads it: the key is
+not transformed. Use `<policy name="CONSISTENT_HASH_MODULO">` with a `MODULO` property.""",
+        fail=_router('<key-transformer name="CONSISTENT_HASH_MODULO">\n'
+                     '      <property key="MODULO" value="3"/>\n    </key-transformer>\n'
+                     '    <local-target-filter>^0$</local-target-filter>'),
+        ok=_router('<policy name="CONSISTENT_HASH_MODULO">\n'
+                   '      <property key="MODULO" value="3"/>\n    </policy>\n'
+                   '    <local-target-filter>^0$</local-target-filter>'),
+    ),
+    RuleMeta(
+        id="AR309",
+        name="filter-regex-invalid",
+        severity=Severity.ERROR,
+        category="semantics",
+        summary="`key-filter` or `local-target-filter` is not a valid Java regex, or cannot be evaluated exactly.",
+        doc="""\
+The broker compiles both filters with `java.util.regex.Pattern.compile` when it deploys the
+router; a PatternSyntaxException stops the broker (error, with Java's description and index).
+A valid pattern that uses a construct arouter cannot reproduce exactly in Python is a
+warning: `arouter simulate` cannot give the broker's answer for it.""",
+        fail=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>^(FOO.*</local-target-filter>"),
+        ok=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>^(FOO).*</local-target-filter>"),
+    ),
+    RuleMeta(
+        id="AR310",
+        name="filter-regex-portability",
+        severity=Severity.INFO,
+        category="semantics",
+        summary="A router filter uses a regex construct whose meaning differs between Java and other engines.",
+        doc="""\
+The filters are Java regexes: `\\w` and `\\b` are ASCII-only unless `(?U)`, `$` also matches
+before a final line terminator, `.` stops at Java's line terminators, and so on. A pattern
+tested with Python, grep or an online JavaScript tester may behave differently on the broker.
+The note names the construct and what Java does with it.""",
+        fail=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>\\w+</local-target-filter>"),
+        ok=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>[A-Za-z0-9_]+</local-target-filter>"),
+    ),
+    RuleMeta(
+        id="AR315",
+        name="local-filter-blank",
+        severity=Severity.WARNING,
+        category="semantics",
+        summary="`<local-target-filter>` is blank: it matches only the empty key.",
+        doc="""\
+The broker trims the element and compiles the empty pattern; `matches()` with an empty pattern
+is true only for an empty key, so no real client is ever kept local. (An empty `key-filter`
+is different: the broker treats it as no filter, AR316.) Remove the element or write the
+pattern.""",
+        fail=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter> </local-target-filter>"),
+        ok=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>^FOO.*</local-target-filter>"),
+    ),
+    RuleMeta(
+        id="AR316",
+        name="key-filter-blank",
+        severity=Severity.INFO,
+        category="semantics",
+        summary="`<key-filter>` is blank: the broker uses no key filter.",
+        doc="""\
+A blank `key-filter` is treated as absent: the whole key value is used. Remove the element, or
+write the pattern you meant.""",
+        fail=_router("<key-type>CLIENT_ID</key-type>\n    <key-filter></key-filter>\n"
+                     "    <local-target-filter>^FOO.*</local-target-filter>"),
+        ok=_router("<key-type>CLIENT_ID</key-type>\n    <key-filter>^.{3}</key-filter>\n"
+                   "    <local-target-filter>^FOO.*</local-target-filter>"),
+    ),
+]
+
+
+def check(ctx: Context) -> Iterator[Diagnostic]:
+    for router, element in router_elements(ctx.config):
+        section = f"connection-router {router.name}"
+        if element is not None:
+            yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section)
+            for pool in child_elements(element, "pool"):
+                yield from _repeats(ctx, pool, POOL_FIRST, POOL_LAST, "pool", section)
+                yield from _sources(ctx, pool, section)
+            for cache in child_elements(element, "cache"):
+                yield from _repeats(ctx, cache, CACHE_FIRST, (), "cache", section)
+        if router.has_key_transformer:
+            field = router.fields["key-transformer"]
+            yield ctx.report("AR308", field.pos,
+                             "<key-transformer> is ignored by the broker: the key is not transformed (use "
+                             "<policy name=\"CONSISTENT_HASH_MODULO\"> with a MODULO property)", section=section)
+        yield from _filters(ctx, router, section)
+
+
+def _repeats(ctx: Context, el: etree._Element, first: tuple[str, ...], last: tuple[str, ...], what: str,
+             section: str) -> Iterator[Diagnostic]:
+    seen: dict[str, list[etree._Element]] = {}
+    for child in child_elements(el):
+        seen.setdefault(local(child), []).append(child)
+    for name, items in seen.items():
+        if len(items) < 2:
+            continue
+        if name in first:
+            kept = ctx.locate(items[0])
+            for extra in items[1:]:
+                yield ctx.report("AR307", ctx.locate(extra),
+                                 f"<{name}> is repeated in the {what}: the broker reads only the first one "
+                                 f"(line {kept.line}) and ignores this one", section=section)
+        elif name in last:
+            kept = ctx.locate(items[-1])
+            for extra in items[:-1]:
+                yield ctx.report("AR307", ctx.locate(extra),
+                                 f"<{name}> is repeated in the {what}: each one replaces the one before, so the "
+                                 f"broker uses the last one (line {kept.line}) and ignores this one",
+                                 section=section)
+
+
+def _sources(ctx: Context, pool: etree._Element, section: str) -> Iterator[Diagnostic]:
+    present = [name for name in SOURCE_ORDER if next(child_elements(pool, name), None) is not None]
+    if len(present) < 2:
+        return
+    used = present[0]
+    for name in present[1:]:
+        el = next(child_elements(pool, name))
+        yield ctx.report("AR307", ctx.locate(el),
+                         f"the pool has both <{used}> and <{name}>: the broker uses <{used}> and ignores "
+                         f"<{name}>", section=section)
+
+
+def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[Diagnostic]:
+    for name, value, mode in (("key-filter", router.key_filter, "find"),
+                              ("local-target-filter", router.local_target_filter, "matches")):
+        if value is None:
+            continue
+        field = router.fields.get(name)
+        pos = field.pos if field else router.pos
+        if not value.strip():
+            if name == "key-filter":
+                yield ctx.report("AR316", pos, "<key-filter> is blank: the broker uses no key filter",
+                                 section=section)
+            else:
+                yield ctx.report("AR315", pos,
+                                 "<local-target-filter> is blank: the broker compiles the empty pattern, which "
+                                 "only matches an empty key, so no client is kept local", section=section)
+            continue
+        if compile_java is None:
+            continue
+        try:
+            compile_java(value)
+        except JavaRegexError as err:
+            if err.construct is None:
+                yield ctx.report("AR309", pos,
+                                 f"<{name}> {err.message}: Pattern.compile fails when the router is deployed and "
+                                 "the broker refuses to start", section=section)
+            else:
+                yield ctx.report("AR309", pos,
+                                 f"<{name}> {err.message}; the broker accepts it, but arouter cannot evaluate it "
+                                 "exactly", section=section, severity=Severity.WARNING)
+            continue
+        # '.' and '$' differ only around line terminators, which keys practically never hold:
+        # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).
+        notes = [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))]
+        if notes:
+            yield ctx.report("AR310", pos,
+                             f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), section=section)

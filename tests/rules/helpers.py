@@ -1,0 +1,32 @@
+"""Helpers for the rule-family tests: wrap a <core> fragment, lint it, pick findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from artemis_routing_cli.diagnostics import Diagnostic
+from artemis_routing_cli.linting import LintSettings, lint_path
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = (REPO / ".." / "shared" / "corpus" / "artemis-examples").resolve()
+MIRROR = Path("/work/.mirror/apache+activemq-artemis/repo")
+
+
+def wrap(fragment: str) -> str:
+    """The fragment's first line is line 2 of the file (line 1 opens <configuration> and <core>)."""
+    return ('<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">\n'
+            f"{fragment}\n</core></configuration>\n")
+
+
+def lint_fragment(tmp_path: Path, fragment: str, settings: LintSettings | None = None) -> list[Diagnostic]:
+    path = tmp_path / "broker.xml"
+    path.write_text(wrap(fragment), encoding="utf-8")
+    return lint_path(str(path), settings).diagnostics
+
+
+def only(diags: list[Diagnostic], *rules: str) -> list[Diagnostic]:
+    return [d for d in diags if d.rule in rules]
+
+
+def rules_of(diags: list[Diagnostic]) -> set[str]:
+    return {d.rule for d in diags}

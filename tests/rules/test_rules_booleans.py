@@ -1,0 +1,34 @@
+"""AR313: Boolean.parseBoolean reads anything but 'true' as false."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import lint_fragment, only
+
+
+@pytest.mark.parametrize(("value", "fires"), [("1", True), ("yes", True), ("true", False), ("TRUE", False),
+                                              ("false", False), (" true ", False), ("0", True)])
+def test_divert_exclusive(tmp_path, value, fires) -> None:
+    frag = f"""<diverts><divert name="d"><address>a</address><forwarding-address>b</forwarding-address>
+  <filter string="x = 1"/><exclusive>{value}</exclusive></divert></diverts>"""
+    diags = only(lint_fragment(tmp_path, frag), "AR313")
+    assert bool(diags) == fires
+    if value == "1":
+        assert "write true" in diags[0].message
+
+
+def test_static_connectors_attribute_is_not_trimmed(tmp_path) -> None:
+    frag = """<connectors><connector name="a">tcp://a:61616</connector><connector name="b">tcp://b:61616</connector>
+</connectors>
+<cluster-connections><cluster-connection name="cc"><connector-ref>a</connector-ref>
+  <static-connectors allow-direct-connections-only=" true"><connector-ref>b</connector-ref></static-connectors>
+</cluster-connection></cluster-connections>"""
+    [d] = only(lint_fragment(tmp_path, frag), "AR313")
+    assert d.line == 5 and "not trimmed" in d.message
+
+
+def test_cache_persisted(tmp_path) -> None:
+    frag = """<connection-routers><connection-router name="r"><cache><persisted>1</persisted></cache>
+  <local-target-filter>x</local-target-filter></connection-router></connection-routers>"""
+    assert len(only(lint_fragment(tmp_path, frag), "AR313")) == 1

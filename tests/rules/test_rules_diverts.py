@@ -1,0 +1,66 @@
+"""AR501-AR508: diverts."""
+
+from __future__ import annotations
+
+from artemis_routing_cli.diagnostics import Severity
+
+from .helpers import lint_fragment, only
+
+
+def divert(name: str, address: str, forward: str, extra: str = "") -> str:
+    return (f'<divert name="{name}"><address>{address}</address>'
+            f"<forwarding-address>{forward}</forwarding-address>{extra}</divert>")
+
+
+def diverts(*items: str) -> str:
+    return "<diverts>\n" + "\n".join(items) + "\n</diverts>"
+
+
+def test_ar501_trailing_comma_is_info(tmp_path) -> None:
+    [d] = only(lint_fragment(tmp_path, diverts(divert("d", "a", "b,"))), "AR501")
+    assert d.severity is Severity.INFO
+
+
+def test_ar503_self_loop(tmp_path) -> None:
+    [d] = only(lint_fragment(tmp_path, diverts(divert("d", "a", "b, a"))), "AR503")
+    assert "its own address 'a'" in d.message
+
+
+def test_ar503_two_non_exclusive_diverts_are_a_loop_not_ping_pong(tmp_path) -> None:
+    diags = lint_fragment(tmp_path, diverts(divert("x", "a", "b"), divert("y", "b", "a")))
+    [d] = only(diags, "AR503")
+    assert only(diags, "AR506") == [] and "a -> b -> a" in d.message and d.line == 3
+
+
+def test_ar506_one_exclusive_is_enough(tmp_path) -> None:
+    frag = diverts(divert("x", "a", "b"), divert("y", "b", "a", "<exclusive>true</exclusive>"))
+    diags = lint_fragment(tmp_path, frag)
+    [d] = only(diags, "AR506")
+    assert only(diags, "AR503") == [] and "x, y" in d.message
+
+
+def test_ar503_each_cycle_once(tmp_path) -> None:
+    frag = diverts(divert("x", "a", "b"), divert("y", "b", "c"), divert("z", "c", "a"), divert("w", "c", "b"))
+    messages = sorted(d.message for d in only(lint_fragment(tmp_path, frag), "AR503", "AR506"))
+    assert len(messages) == 2
+    assert any("a -> b -> c -> a" in m for m in messages)
+
+
+def test_ar504_points_into_the_filter(tmp_path) -> None:
+    frag = diverts(divert("d", "a", "b", "<filter string=\"color = 'red' AND\"/>"))
+    [d] = only(lint_fragment(tmp_path, frag), "AR504")
+    line = frag.splitlines()[1]
+    start = line.index('string="') + len('string="')
+    assert d.severity is Severity.ERROR and d.line == 3
+    assert d.column - 1 - start == int(d.message.split("at column ")[1].split()[0]) - 1
+
+
+def test_ar505_quiet_when_the_exclusive_divert_has_a_filter(tmp_path) -> None:
+    frag = diverts(divert("x", "a", "b", "<exclusive>true</exclusive><filter string=\"k = 1\"/>"),
+                   divert("y", "a", "c"))
+    assert only(lint_fragment(tmp_path, frag), "AR505") == []
+
+
+def test_ar505_quiet_without_non_exclusive_diverts(tmp_path) -> None:
+    frag = diverts(divert("x", "a", "b", "<exclusive>true</exclusive>"))
+    assert only(lint_fragment(tmp_path, frag), "AR505") == []

@@ -1,0 +1,89 @@
+"""AR307-AR310, AR315, AR316: how the broker reads a router's elements and filters."""
+
+from __future__ import annotations
+
+from artemis_routing_cli.diagnostics import Severity
+
+from .helpers import lint_fragment, only
+
+CONNECTORS = """<connectors>
+  <connector name="b1">tcp://broker1:61616</connector>
+  <connector name="b2">tcp://broker2:61616</connector>
+</connectors>"""
+
+
+def router(*children: str) -> str:
+    body = "\n    ".join(children)
+    return f"""{CONNECTORS}
+<connection-routers>
+  <connection-router name="r1">
+    {body}
+  </connection-router>
+</connection-routers>"""
+
+
+STATIC = "<static-connectors><connector-ref>b1</connector-ref></static-connectors>"
+
+
+def test_ar307_first_wins_for_pool_settings(tmp_path) -> None:
+    frag = router('<policy name="FIRST_ELEMENT"/>',
+                  f"<pool><quorum-size>1</quorum-size>{STATIC}<quorum-size>2</quorum-size>{STATIC}</pool>")
+    diags = only(lint_fragment(tmp_path, frag), "AR307")
+    messages = sorted(d.message for d in diags)
+    assert len(diags) == 2
+    assert any("<quorum-size> is repeated in the pool: the broker reads only the first" in m for m in messages)
+    assert any("<static-connectors> is repeated in the pool" in m and "uses the last" in m for m in messages)
+
+
+def test_ar307_last_pool_wins(tmp_path) -> None:
+    frag = router('<policy name="FIRST_ELEMENT"/>', f"<pool>{STATIC}</pool>", f"<pool>{STATIC}</pool>")
+    [d] = only(lint_fragment(tmp_path, frag), "AR307")
+    assert d.line == 9 and "uses the last one (line 10)" in d.message
+
+
+def test_ar307_mixed_sources_use_the_broker_precedence(tmp_path) -> None:
+    frag = """<discovery-groups><discovery-group name="dg"><group-address>231.7.7.7</group-address>
+  <group-port>9876</group-port></discovery-group></discovery-groups>
+""" + router('<policy name="FIRST_ELEMENT"/>',
+             f'<pool>{STATIC}<discovery-group-ref discovery-group-name="dg"/></pool>')
+    [d] = only(lint_fragment(tmp_path, frag), "AR307")
+    assert "uses <discovery-group-ref> and ignores <static-connectors>" in d.message
+
+
+def test_ar307_cache_setting_repeated(tmp_path) -> None:
+    frag = router("<cache><timeout>10</timeout><timeout>20</timeout></cache>",
+                  "<local-target-filter>x</local-target-filter>")
+    [d] = only(lint_fragment(tmp_path, frag), "AR307")
+    assert "in the cache" in d.message
+
+
+def test_ar308_key_transformer(tmp_path) -> None:
+    frag = router('<key-transformer name="kt"/>', "<local-target-filter>x</local-target-filter>")
+    assert len(only(lint_fragment(tmp_path, frag), "AR308")) == 1
+
+
+def test_ar309_key_filter_syntax_error_is_an_error(tmp_path) -> None:
+    frag = router("<key-filter>[a-</key-filter>", "<local-target-filter>x</local-target-filter>")
+    [d] = only(lint_fragment(tmp_path, frag), "AR309")
+    assert d.severity is Severity.ERROR and d.line == 8 and "<key-filter>" in d.message
+    assert "refuses to start" in d.message
+
+
+def test_ar309_untranslatable_construct_is_a_warning(tmp_path) -> None:
+    frag = router("<local-target-filter>(?c)abc</local-target-filter>")
+    [d] = only(lint_fragment(tmp_path, frag), "AR309")
+    assert d.severity is Severity.WARNING and "(?c)" in d.message and "accepts it" in d.message
+
+
+def test_ar310_note_names_the_construct_and_mode(tmp_path) -> None:
+    frag = router("<key-filter>\\w{3}$</key-filter>", "<local-target-filter>abc</local-target-filter>")
+    [d] = only(lint_fragment(tmp_path, frag), "AR310")
+    assert "find()" in d.message and "\\w" in d.message and "'$'" not in d.message  # '$' notes are left out
+
+
+def test_ar315_and_ar316_blank_filters(tmp_path) -> None:
+    frag = router("<key-filter>  </key-filter>", "<local-target-filter/>")
+    diags = lint_fragment(tmp_path, frag)
+    assert [d.line for d in only(diags, "AR316")] == [8]
+    assert [d.line for d in only(diags, "AR315")] == [9]
+    assert only(diags, "AR309", "AR310") == []

@@ -1,0 +1,59 @@
+"""AR401-AR403: cluster credentials and plain-text passwords; no message shows a password."""
+
+from __future__ import annotations
+
+from artemis_routing_cli.rules import families
+
+from .helpers import lint_fragment, only
+
+CLUSTER = """<connectors><connector name="b1">tcp://b1:61616</connector></connectors>
+<cluster-connections><cluster-connection name="cc"><connector-ref>b1</connector-ref>
+  <static-connectors><connector-ref>b1</connector-ref></static-connectors></cluster-connection></cluster-connections>"""
+ROUTER = """<connectors><connector name="b1">tcp://b1:61616</connector></connectors>
+<connection-routers><connection-router name="r1"><policy name="FIRST_ELEMENT"/>
+  <pool><username>u</username><password>{password}</password>
+  <static-connectors><connector-ref>b1</connector-ref></static-connectors></pool>
+</connection-router></connection-routers>"""
+
+
+def test_ar401_when_the_password_is_missing(tmp_path) -> None:
+    [d] = only(lint_fragment(tmp_path, CLUSTER), "AR401")
+    assert d.line == 3 and "default <cluster-user>" in d.message
+
+
+def test_ar401_custom_user_default_password(tmp_path) -> None:
+    frag = "<cluster-user>me</cluster-user><cluster-password>CHANGE ME!!</cluster-password>\n" + CLUSTER
+    [d] = only(lint_fragment(tmp_path, frag), "AR401")
+    assert d.line == 2 and "cluster-user" not in d.message
+
+
+def test_ar401_not_without_cluster_connections(tmp_path) -> None:
+    assert only(lint_fragment(tmp_path, "<cluster-password>CHANGE ME!!</cluster-password>"), "AR401") == []
+
+
+def test_ar401_not_when_the_value_is_masked_by_mask_password(tmp_path) -> None:
+    frag = "<mask-password>true</mask-password><cluster-password>CHANGE ME!!</cluster-password>\n" + CLUSTER
+    diags = lint_fragment(tmp_path, frag)
+    assert only(diags, "AR401", "AR403") == []
+
+
+def test_ar403_enc_with_mask_password_false_is_plain(tmp_path) -> None:
+    frag = "<mask-password>false</mask-password><cluster-password>ENC(abc)</cluster-password>\n" + CLUSTER
+    [d] = only(lint_fragment(tmp_path, frag), "AR403")
+    assert "mask-password is false" in d.message
+
+
+def test_ar402_pool_password(tmp_path) -> None:
+    assert len(only(lint_fragment(tmp_path, ROUTER.format(password="hunter2")), "AR402")) == 1
+    assert only(lint_fragment(tmp_path, ROUTER.format(password="ENC(1234)")), "AR402") == []
+
+
+def test_no_message_contains_a_password(tmp_path) -> None:
+    secret = "Zq9-very-secret"
+    frags = [ROUTER.format(password=secret),
+             f"<cluster-user>u</cluster-user><cluster-password>{secret}</cluster-password>\n" + CLUSTER]
+    for meta in (m for mod in families() for m in mod.RULES):
+        frags.append(meta.fail.replace("secret", secret))
+    for frag in frags:
+        for d in lint_fragment(tmp_path, frag):
+            assert secret not in d.message and secret not in (d.hint or "")
