@@ -9,6 +9,7 @@ or None (unknown; the broker treats it as no match).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -91,7 +92,12 @@ class Filter:
         self.tree = tree
         self.convert_strings = convert_strings
         self.hyphenated = hyphenated
-        self._fn = compile_node(tree, convert_strings)
+        self._fn: Callable[[Message], object] | None = None  # compiled on first use: validate only parses
+
+    def _compiled(self) -> Callable[[Message], object]:
+        if self._fn is None:
+            self._fn = compile_node(self.tree, self.convert_strings)
+        return self._fn
 
     @property
     def body_queries(self) -> list[str]:
@@ -103,7 +109,7 @@ class Filter:
         makes the broker log "invalid filter" and not match: that is False here; ``verdict``
         says why."""
         try:
-            value = self._fn(msg)
+            value = self._compiled()(msg)
         except EvalError:
             return False
         except Unsupported:
@@ -116,7 +122,7 @@ class Filter:
 
     def verdict(self, msg: Message) -> Verdict:
         try:
-            return Verdict(self._fn(msg))  # type: ignore[arg-type]
+            return Verdict(self._compiled()(msg))  # type: ignore[arg-type]
         except EvalError as exc:
             return Verdict(False, f"evaluation error: {exc}; the broker logs 'invalid filter' and does not match")
         except Unsupported as exc:
