@@ -100,17 +100,30 @@ def _once(
 
 
 def _watch(cfg: BrokerConfig, options: ProbeOptions, router: str | None, fmt: str, save: str | None) -> None:
+    """Probe every check-period until Ctrl-C/SIGTERM; exit with the last *complete* round's verdict."""
+    import signal
+    import threading
     import time
 
     from ..probe.resolve import plan_pools
 
     plans = plan_pools(cfg, router)
     period = min(p.router.pool.check_period for p in plans if p.router.pool is not None) / 1000.0
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    # Our own handlers: asyncio.run then leaves SIGINT alone, so a signal in mid-round lets the
+    # round finish (its verdict counts) instead of cancelling it into a bogus one.
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     code = 0
     try:
-        while True:
+        while not stop.is_set():
             started = time.monotonic()
-            code = _once(cfg, options, router, fmt, save, clear=True)
-            time.sleep(max(period - (time.monotonic() - started), 0.0))
-    except KeyboardInterrupt:
-        raise typer.Exit(code) from None
+            code = _once(cfg, options, router, fmt, save, clear=True)  # a signal lets the round finish
+            stop.wait(max(period - (time.monotonic() - started), 0.0))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    raise typer.Exit(code)

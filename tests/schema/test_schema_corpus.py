@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from schema_support import CORPUS, check_text, load_core
+from tests.schema.schema_support import CORPUS, check_text, load_core
 
 from artemis_routing_cli.config.schema_ids import JUDGED_SECTIONS
 

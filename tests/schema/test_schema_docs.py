@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from schema_support import check_fragment
+from tests.schema.schema_support import check_fragment
 
 from artemis_routing_cli.config.schema import SCHEMA_RULES
 from artemis_routing_cli.diagnostics import Severity

@@ -7,7 +7,7 @@ fragment is line 2 of the document.
 from __future__ import annotations
 
 import pytest
-from schema_support import brief, check_fragment
+from tests.schema.schema_support import brief, check_fragment
 
 from artemis_routing_cli.diagnostics import Severity
 
