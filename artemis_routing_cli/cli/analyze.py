@@ -1,16 +1,106 @@
-"""``arouter analyze``."""
+"""``arouter analyze``: a key population through the routers on Spark — distribution, refusals, what-ifs."""
 
 from __future__ import annotations
+
+from typing import Optional
 
 import typer
 
 from ..errors import UsageError
+from .common import find_config, parse_properties
 
 
 def register(app: typer.Typer) -> None:
     app.command("analyze")(analyze_command)
 
 
-def analyze_command() -> None:
-    """Not available yet."""
-    raise UsageError("arouter analyze is not available in this version yet")
+def analyze_command(
+    keys: str = typer.Option(..., "--keys", metavar="PATH",
+                             help="Keys: text (one per line), .csv, .jsonl or Parquet; any URI Spark reads."),
+    config: Optional[str] = typer.Option(None, "--config", "-c", help="broker.xml (default: ./broker.xml, "
+                                         "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
+    router: Optional[str] = typer.Option(None, "--router", "-r", help="Only this connection router."),
+    keys_format: str = typer.Option("auto", "--keys-format", help="auto (by extension), text, csv, json, parquet."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    what_if: Optional[list[str]] = typer.Option(None, "--what-if", metavar="down=TARGET|add=NODE_ID",
+                                                help="Also count the keys that move in this scenario (repeat)."),
+    report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
+                                         help="Write a self-contained HTML report."),
+    png: bool = typer.Option(False, "--png", help="Add PNG charts to the report (needs matplotlib)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="DIR",
+                                         help="Write per-key assignments to DIR (must not exist)."),
+    output_format: str = typer.Option("parquet", "--output-format", help="parquet or csv."),
+    node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
+                                                help="Node id (broker UUID) of a target (repeat)."),
+    down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
+    connections: Optional[list[str]] = typer.Option(None, "--connections", metavar="TARGET=N",
+                                                    help="Connection count of a target (repeat)."),
+    targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
+                                          help="Targets file saved by 'arouter probe --save'."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
+    define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
+                                               help="A ${NAME} value for broker.xml (repeat)."),
+    master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
+                                         "under spark-submit, the submitted one)."),
+    conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
+                                             help="Spark configuration (repeat)."),
+    spark_log_level: str = typer.Option("ERROR", "--spark-log-level",
+                                         help="Spark's own log level on stderr (WARN, INFO, ...)."),
+) -> None:
+    """Route a whole key population on Spark: per-target counts, refusals, imbalance and what-ifs."""
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format {fmt!r}: choose text or json")
+    if report is not None and not report.lower().endswith((".html", ".htm")):
+        raise UsageError(f"--report {report!r}: the report is HTML, name it FILE.html")
+    import json
+
+    from ..config import LoadOptions, load
+    from ..pipeline.session import parse_conf, start_session
+    from ..pipeline.whatif import parse_scenarios
+    from ..routing.targets import state_from_options
+    from .common import stderr_console, stdout_console
+    from .simulate_one import select_routers
+
+    scenarios = parse_scenarios(what_if or [])
+    spark_conf = parse_conf(conf or [])
+    cfg = load(find_config(config), LoadOptions(parse_properties(define)))
+    state = state_from_options(node_id or [], down or [], connections or [], targets)
+    routers = select_routers(cfg, state, router, seed)
+    err = stderr_console()
+    for r in routers:
+        for w in r.warnings:
+            err.print(f"[yellow]warning[/yellow]: {r.name}: {w}", highlight=False)
+
+    from ..pipeline.run import analyze
+
+    spark = start_session(master, spark_conf, spark_log_level)
+    try:
+        summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
+                          output_format=output_format,
+                          progress=lambda msg: err.print(f"arouter: {msg}", highlight=False))
+    finally:
+        spark.stop()
+    if report is not None:
+        _write_report(report, summary, keys, png, err)
+    if fmt == "json":
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        from ..pipeline.render import print_text
+
+        print_text(summary, stdout_console())
+
+
+def _write_report(path: str, summary: dict, keys: str, png: bool, err) -> None:  # noqa: ANN001
+    from pathlib import Path
+
+    from ..pipeline.render import html_report, png_charts
+
+    charts = png_charts(summary) if png else {}
+    if png and not charts:
+        err.print("[yellow]warning[/yellow]: --png needs matplotlib: the report has SVG charts only",
+                  highlight=False)
+    try:
+        Path(path).write_text(html_report(summary, source=keys, png=charts), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
+    err.print(f"arouter: report written to {path}", highlight=False)

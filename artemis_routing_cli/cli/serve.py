@@ -1,16 +1,115 @@
-"""``arouter serve``."""
+"""``arouter serve``: a foreground redirect listener that answers like a routing broker."""
 
 from __future__ import annotations
+
+import os
+from typing import Optional
 
 import typer
 
 from ..errors import UsageError
+from .common import find_config, parse_properties
+
+DEFAULT_PASSWORD_ENV = "AROUTER_MANAGEMENT_PASSWORD"
 
 
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve_command)
 
 
-def serve_command() -> None:
-    """Not available yet."""
-    raise UsageError("arouter serve is not available in this version yet")
+def serve_command(
+    config: Optional[str] = typer.Option(None, "--config", "-c", help="broker.xml (default: ./broker.xml, "
+                                         "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
+    define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
+                                               help="A ${NAME} value for broker.xml (repeat)."),
+    router: Optional[list[str]] = typer.Option(None, "--router", "-r", metavar="NAME",
+                                               help="Only acceptors of this router; with --listen, the router of "
+                                                    "each --listen in order (repeat)."),
+    listen: Optional[list[str]] = typer.Option(None, "--listen", "-l", metavar="HOST:PORT",
+                                               help="Listen here instead of the acceptors (tls://HOST:PORT for TLS; "
+                                                    "repeat)."),
+    bind_host: Optional[str] = typer.Option(None, "--bind-host", metavar="HOST",
+                                            help="Bind acceptors on HOST (default 127.0.0.1; 'acceptor' keeps the "
+                                                 "acceptor URL's host)."),
+    local_target: Optional[str] = typer.Option(None, "--local-target", metavar="HOST:PORT",
+                                               help="Where clients the router keeps local are sent (else refused)."),
+    node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
+                                                help="Node id (broker UUID) of a target; 'local' for this listener "
+                                                     "(repeat)."),
+    down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET",
+                                             help="Target not ready, with --no-monitor (repeat)."),
+    connections: Optional[list[str]] = typer.Option(None, "--connections", metavar="TARGET=N",
+                                                    help="Connection count of a target (repeat)."),
+    targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
+                                          help="Targets file saved by 'arouter probe --save'."),
+    monitor: bool = typer.Option(True, "--monitor/--no-monitor",
+                                 help="Check pool targets every check-period (default), or trust the flags."),
+    tls_cert: Optional[str] = typer.Option(None, "--tls-cert", metavar="PEM",
+                                           help="Certificate chain for acceptors with sslEnabled=true."),
+    tls_key: Optional[str] = typer.Option(None, "--tls-key", metavar="PEM", help="Private key for --tls-cert."),
+    users_file: Optional[str] = typer.Option(None, "--users-file", metavar="FILE",
+                                             help="artemis-users.properties: validate user names and passwords."),
+    roles_file: Optional[str] = typer.Option(None, "--roles-file", metavar="FILE",
+                                             help="artemis-roles.properties: the users' roles (ROLE_NAME)."),
+    data_dir: Optional[str] = typer.Option(None, "--data-dir", metavar="DIR",
+                                           help="Where persisted router caches are kept (SQLite)."),
+    management: Optional[str] = typer.Option(None, "--management", metavar="HOST:PORT",
+                                             help="Serve Jolokia-style management, /metrics and /healthz here "
+                                                  "(host defaults to 127.0.0.1)."),
+    management_user: Optional[str] = typer.Option(None, "--management-user", metavar="NAME",
+                                                  help="Require basic auth; the password comes from the "
+                                                       "environment variable named by --management-password-env."),
+    management_password_env: str = typer.Option(DEFAULT_PASSWORD_ENV, "--management-password-env", metavar="VAR",
+                                                help="Environment variable holding the management password."),
+    log_format: str = typer.Option("text", "--log-format", help="text or json (logs go to stderr)."),
+    handshake_timeout: float = typer.Option(10.0, "--handshake-timeout", metavar="SECONDS",
+                                            help="Close clients that have not been answered by then (an acceptor's "
+                                                 "handshake-timeout wins)."),
+    max_frame_size: int = typer.Option(1024 * 1024, "--max-frame-size", metavar="BYTES",
+                                       help="Bytes a client may send before it is answered."),
+    max_connections: int = typer.Option(20_000, "--max-connections", metavar="N",
+                                        help="Open connections per listener (an acceptor's connectionsAllowed "
+                                             "lowers it)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
+) -> None:
+    """Listen like a broker's redirecting acceptors and send each client where the router says."""
+    import asyncio
+
+    from ..config import LoadOptions, load
+    from ..routing.targets import state_from_options
+    from ..serve.log import FORMATS, ServeLog
+    from ..serve.server import ServeOptions, run
+
+    if log_format not in FORMATS:
+        raise UsageError(f"--log-format {log_format!r}: choose text or json")
+    if handshake_timeout <= 0:
+        raise UsageError("--handshake-timeout must be greater than 0")
+    if max_frame_size < 64:
+        raise UsageError("--max-frame-size must be at least 64 bytes")
+    if max_connections < 1:
+        raise UsageError("--max-connections must be at least 1")
+    if (tls_cert is None) != (tls_key is None) and tls_cert is None:
+        raise UsageError("--tls-key needs --tls-cert")
+    password = None
+    if management_user is not None:
+        if management is None:
+            raise UsageError("--management-user needs --management HOST:PORT")
+        password = os.environ.get(management_password_env)
+        if not password:
+            raise UsageError(f"--management-user: set the password in the environment variable "
+                             f"{management_password_env} (it is never taken on the command line)")
+    path = find_config(config)
+    cfg = load(path, LoadOptions(parse_properties(define)))
+    state = state_from_options(node_id or [], down or [], connections or [], targets)
+    options = ServeOptions(
+        listen=listen or [], routers=router or [], bind_host=bind_host, local_target=local_target, state=state,
+        tls_cert=tls_cert, tls_key=tls_key, users_file=users_file, roles_file=roles_file, data_dir=data_dir,
+        management=management, management_user=management_user, management_password=password,
+        handshake_timeout=handshake_timeout, max_frame_size=max_frame_size, max_connections=max_connections,
+        monitor=monitor, seed=seed,
+    )
+    log = ServeLog(log_format)
+    try:
+        asyncio.run(run(cfg, options, log))
+    except KeyboardInterrupt:
+        pass

@@ -18,14 +18,13 @@ from pathlib import Path
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
-from ..routing.keys import Connection
-from ..routing.router import Router, RouteResult
+from ..routing.batch import route_batch
+from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
+from ..routing.router import Router
 from ..routing.targets import TargetState
 from .common import stderr_console
-from .simulate_one import select_routers, source_address
+from .simulate_one import select_routers
 
-COLUMNS = {"client_id": "CLIENT_ID", "user_name": "USER_NAME", "source_ip": "SOURCE_IP", "sni_host": "SNI_HOST",
-           "roles": "ROLE_NAME"}
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
 # Show a progress bar for files at least this large (bytes) when stderr is a terminal.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
@@ -61,9 +60,9 @@ def _jsonl_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]
 
 
 def _check_columns(path: str, names: list[str], line: int = 1) -> None:
-    unknown = [c for c in names if c not in COLUMNS and c != "key"]
+    unknown = [c for c in names if c not in RECORD_COLUMNS and c != "key"]
     if unknown:
-        raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(COLUMNS)}",
+        raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(RECORD_COLUMNS)}",
                          file=path, line=line, column=1)
 
 
@@ -85,41 +84,16 @@ def read_keys(path: str) -> tuple[list[tuple[int, dict[str, str]]], int]:
 
 
 def connection_for(router: Router, record: dict[str, str], path: str, line: int) -> tuple[Connection, str]:
-    """Build the connection for one record; returns it and the input key shown in the output."""
-    if "key" in record:
-        fields = {router.key_type: record["key"]}
-        shown = record["key"]
-    else:
-        fields = {COLUMNS[k]: v for k, v in record.items()}
-        shown = fields.get(router.key_type, "")
+    """The connection one record describes, and the input key shown in the output."""
+    shown = record["key"] if "key" in record else record.get(_column_of(router.key_type), "")
     try:
-        sip = fields.get("SOURCE_IP")
-        conn = Connection(
-            client_id=fields.get("CLIENT_ID"),
-            username=fields.get("USER_NAME"),
-            sni_host=fields.get("SNI_HOST"),
-            remote_address=source_address(sip) if sip is not None and sip != "" else None,
-            roles=tuple(r.strip() for r in fields.get("ROLE_NAME", "").split(",") if r.strip()),
-        )
+        return connection_from_record(router.key_type, record), shown
     except UsageError as err:
-        raise UsageError(err.message.replace("--key ", ""), file=path, line=line, column=1) from None
-    return conn, shown
+        raise UsageError(err.message, file=path, line=line, column=1) from None
 
 
-def record_of(res: RouteResult, shown: str, with_router: bool) -> dict[str, object]:
-    t = res.target
-    rec: dict[str, object] = {}
-    if with_router:
-        rec["router"] = res.router
-    rec.update({
-        "key": shown,
-        "key_value": res.key_value,
-        "status": res.status,
-        "target": res.target_label,
-        "node_id": t.node_id if t is not None else None,
-        "local": res.local,
-    })
-    return rec
+def _column_of(key_type: str) -> str:
+    return next(c for c, kt in RECORD_COLUMNS.items() if kt == key_type)
 
 
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,
@@ -142,14 +116,15 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
         writer = _writer(sink, fmt, with_router)
         progress = _progress(size, len(records) * len(routers))
         for r in routers:
-            for line, rec in records:
-                if management:
-                    shown = rec.get("key", "")
-                    res = r.route_key(shown)
-                else:
-                    conn, shown = connection_for(r, rec, keys_file, line)
-                    res = r.route(conn)
-                writer(record_of(res, shown, with_router))
+            if management:
+                shown_keys = [rec.get("key", "") for _, rec in records]
+                result = route_batch(r, shown_keys, management=True)
+            else:
+                pairs = [connection_for(r, rec, keys_file, line) for line, rec in records]
+                shown_keys = [shown for _, shown in pairs]
+                result = route_batch(r, [conn for conn, _ in pairs])
+            for shown, rec in zip(shown_keys, result.records(), strict=True):
+                writer({"router": r.name, "key": shown, **rec} if with_router else {"key": shown, **rec})
                 if progress is not None:
                     progress.advance()
         if progress is not None:

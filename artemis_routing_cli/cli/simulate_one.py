@@ -2,40 +2,23 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
-import re
 
 from rich.table import Table
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
-from ..routing.keys import KEY_TYPES, Connection, java_socket_address
+from ..routing.keys import KEY_TYPES, Connection, source_address
 from ..routing.router import OK, Router, RouteResult, build_routers
 from ..routing.targets import TargetState
 from .common import stderr_console, stdout_console
 
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+)):(?P<port>\d+)$")
 
-
-def source_address(value: str) -> str:
-    """Accept ``10.0.0.1``, ``10.0.0.1:5000``, ``[::1]:5000``, ``::1`` or Java's ``/10.0.0.1:5000``."""
-    v = value.strip()
-    if v.startswith("/"):
-        return v
+def _source(value: str) -> str:
     try:
-        ipaddress.ip_address(v)
-        return java_socket_address(v, 0)
-    except ValueError:
-        pass
-    m = _HOST_PORT.match(v)
-    if m:
-        host = m.group("v6") or m.group("v4")
-        try:
-            return java_socket_address(host, int(m.group("port")))
-        except ValueError:
-            pass
-    raise UsageError(f"--key SOURCE_IP={value!r}: expected an IP address, IP:PORT, [IPv6]:PORT or /IP:PORT")
+        return source_address(value)
+    except UsageError as err:
+        raise UsageError(f"--key {err.message}") from None
 
 
 def parse_connection(keys: list[str], roles: str | None) -> Connection:
@@ -57,7 +40,7 @@ def parse_connection(keys: list[str], roles: str | None) -> Connection:
         client_id=values.get("CLIENT_ID"),
         username=values.get("USER_NAME"),
         sni_host=values.get("SNI_HOST"),
-        remote_address=source_address(values["SOURCE_IP"]) if "SOURCE_IP" in values else None,
+        remote_address=_source(values["SOURCE_IP"]) if "SOURCE_IP" in values else None,
         roles=role_list,
     )
 

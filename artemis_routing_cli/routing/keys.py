@@ -9,14 +9,20 @@ missing value.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import UsageError
 from .javaregex import JavaPattern, compile_java
 
 NULL_KEY = "NULL"
 INTERNAL_CLIENT_ID_PREFIX = "$.artemis.internal.router.client."
 KEY_TYPES = ("CLIENT_ID", "SNI_HOST", "SOURCE_IP", "USER_NAME", "ROLE_NAME")
+# Keys-file columns (CSV, JSON lines, Parquet) and the key type each one feeds.
+RECORD_COLUMNS: dict[str, str] = {"client_id": "CLIENT_ID", "user_name": "USER_NAME", "source_ip": "SOURCE_IP",
+                                  "sni_host": "SNI_HOST", "roles": "ROLE_NAME"}
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+)):(?P<port>\d+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +66,46 @@ def java_socket_address(host: str, port: int) -> str:
     else:
         text = str(ip)
     return f"/{text}:{port}"
+
+
+def source_address(value: str) -> str:
+    """A user-given source address as Java prints it: accepts ``10.0.0.1``, ``10.0.0.1:5000``,
+    ``[::1]:5000``, ``::1`` or Java's own ``/10.0.0.1:5000``."""
+    v = value.strip()
+    if v.startswith("/"):
+        return v
+    try:
+        ipaddress.ip_address(v)
+        return java_socket_address(v, 0)
+    except ValueError:
+        pass
+    m = _HOST_PORT.match(v)
+    if m:
+        try:
+            return java_socket_address(m.group("v6") or m.group("v4"), int(m.group("port")))
+        except ValueError:
+            pass
+    raise UsageError(f"SOURCE_IP={value!r}: expected an IP address, IP:PORT, [IPv6]:PORT or /IP:PORT")
+
+
+def connection_from_record(key_type: str, record: Mapping[str, str | None]) -> Connection:
+    """The connection a keys-file record describes (a ``key`` column, or a column per key type).
+
+    A ``key`` column holds the value of ``key_type``; ``roles`` is a comma-separated list.
+    """
+    if "key" in record:
+        value = record["key"]
+        fields = {key_type: value} if value is not None else {}
+    else:
+        fields = {RECORD_COLUMNS[k]: v for k, v in record.items() if v is not None and k in RECORD_COLUMNS}
+    sip = fields.get("SOURCE_IP")
+    return Connection(
+        client_id=fields.get("CLIENT_ID"),
+        username=fields.get("USER_NAME"),
+        sni_host=fields.get("SNI_HOST"),
+        remote_address=source_address(sip) if sip is not None and sip != "" else None,
+        roles=tuple(r.strip() for r in (fields.get("ROLE_NAME") or "").split(",") if r.strip()),
+    )
 
 
 def source_ip_key(remote_address: str) -> str:

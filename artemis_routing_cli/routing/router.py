@@ -108,10 +108,10 @@ class Router:
         pool = build_pool(config, router, state)
         if pool is not None:
             warnings.extend(pool.notes)
-            guessed = [t.name for t in pool.placeholders if not t.local]
+            guessed = [t.name for t in pool.placeholders]
             if guessed and policy is not None and policy.name == "CONSISTENT_HASH":
                 warnings.append(
-                    f"node ids unknown for {', '.join(guessed)}: each uses its connector name as a placeholder; "
+                    f"node ids unknown for {', '.join(guessed)}: each uses its name as a placeholder node id; "
                     "CONSISTENT_HASH results depend on the real node ids (--node-id, --targets)")
             if isinstance(policy, LeastConnectionsPolicy) and any(
                     t.connection_count is None for t in pool.targets):

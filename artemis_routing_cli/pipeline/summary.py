@@ -1,0 +1,117 @@
+"""Per-router figures from the per-key assignments: counts, shares, refusals, imbalance, churn.
+
+One Spark aggregation (a group-by over the small answer columns of every router) feeds every
+figure; the rest is arithmetic on the driver.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router
+from .assign import RouterJob, prefix
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+Groups = list[tuple[dict[str, object], int]]
+
+
+def group_columns(jobs: Sequence[RouterJob]) -> list[str]:
+    cols: list[str] = []
+    for i, job in enumerate(jobs):
+        p = prefix(i)
+        cols += [f"{p}status", f"{p}target", f"{p}local", f"{p}null"]
+        for j in range(len(job.scenarios)):
+            cols += [f"{p}w{j}_status", f"{p}w{j}_target"]
+    return cols
+
+
+def collect_groups(assigned: DataFrame, jobs: Sequence[RouterJob]) -> Groups:
+    cols = group_columns(jobs)
+    rows = assigned.groupBy(*cols).count().collect()
+    return [({c: r[c] for c in cols}, int(r["count"])) for r in rows]
+
+
+def _answer(status: object, target: object) -> str:
+    return str(target) if status == OK else str(status)
+
+
+def _imbalance(router: Router, per_target: Counter[str]) -> dict[str, object]:
+    names = list(per_target)
+    if router.pool is not None:
+        for t in router.pool.ready():
+            label = "local" if t.local else t.name
+            if label not in per_target:
+                names.append(label)
+    counts = [per_target.get(n, 0) for n in names]
+    if not counts or sum(counts) == 0:
+        return {"targets": len(counts), "max_over_mean": None, "coefficient_of_variation": None}
+    mean = sum(counts) / len(counts)
+    var = sum((c - mean) ** 2 for c in counts) / len(counts)
+    return {
+        "targets": len(counts),
+        "max_over_mean": round(max(counts) / mean, 6),
+        "coefficient_of_variation": round(math.sqrt(var) / mean, 6),
+        "min": min(counts),
+        "max": max(counts),
+    }
+
+
+def summarise(jobs: Sequence[RouterJob], groups: Groups) -> dict[str, object]:
+    """The ``--format json`` document."""
+    routers = []
+    for i, job in enumerate(jobs):
+        p = prefix(i)
+        total = local = nulls = 0
+        per_target: Counter[str] = Counter()
+        refused: Counter[str] = Counter({REFUSED_UNAVAILABLE: 0, REFUSED_USE_ANOTHER: 0})
+        for values, count in groups:
+            total += count
+            status, target = values[f"{p}status"], values[f"{p}target"]
+            if status == OK and target is not None:
+                per_target[str(target)] += count
+            else:
+                refused[str(status)] += count
+            if values[f"{p}local"]:
+                local += count
+            if values[f"{p}null"]:
+                nulls += count
+        what_if = []
+        for j, (label, _variant) in enumerate(job.scenarios):
+            moved = 0
+            flows: Counter[tuple[str, str]] = Counter()
+            for values, count in groups:
+                before = _answer(values[f"{p}status"], values[f"{p}target"])
+                after = _answer(values[f"{p}w{j}_status"], values[f"{p}w{j}_target"])
+                if before != after:
+                    moved += count
+                    flows[(before, after)] += count
+            what_if.append({
+                "scenario": label,
+                "moved": moved,
+                "moved_share": _share(moved, total),
+                "flows": [{"from": a, "to": b, "count": c} for (a, b), c in sorted(flows.items())],
+            })
+        routers.append({
+            "router": job.router.name,
+            "key_type": job.router.key_type,
+            "policy": job.router.policy.name if job.router.policy is not None else None,
+            "total": total,
+            "targets": [{"target": t, "count": c, "share": _share(c, total)}
+                        for t, c in sorted(per_target.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "local": local,
+            "null_keys": nulls,
+            "refused": dict(refused),
+            "imbalance": _imbalance(job.router, per_target),
+            "what_if": what_if,
+            "warnings": list(job.router.warnings),
+        })
+    return {"routers": routers}
+
+
+def _share(count: int, total: int) -> float:
+    return round(count / total, 6) if total else 0.0

@@ -1,0 +1,52 @@
+"""Counters and gauges for ``/metrics`` in the Prometheus text exposition format (0.0.4)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+_HELP = {
+    "arouter_connections_total": ("counter", "Connections accepted, by listener and detected protocol."),
+    "arouter_connections_open": ("gauge", "Connections currently open."),
+    "arouter_redirects_total": ("counter", "Clients redirected, by router, target and protocol."),
+    "arouter_refusals_total": ("counter", "Clients refused, by router, status and protocol."),
+    "arouter_auth_failures_total": ("counter", "Clients whose user name or password was rejected."),
+    "arouter_handshake_errors_total": ("counter", "Connections closed before a routing decision, by reason."),
+    "arouter_pool_target_ready": ("gauge", "1 when a pool target is ready, else 0."),
+    "arouter_pool_ready_targets": ("gauge", "Ready targets of each router's pool."),
+}
+
+Labels = tuple[tuple[str, str], ...]
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self._values: dict[str, dict[Labels, float]] = defaultdict(dict)
+
+    def inc(self, name: str, amount: float = 1, **labels: str) -> None:
+        key = tuple(sorted(labels.items()))
+        series = self._values[name]
+        series[key] = series.get(key, 0) + amount
+
+    def set(self, name: str, value: float, **labels: str) -> None:
+        self._values[name][tuple(sorted(labels.items()))] = value
+
+    def get(self, name: str, **labels: str) -> float:
+        return self._values.get(name, {}).get(tuple(sorted(labels.items())), 0)
+
+    def render(self) -> str:
+        lines: list[str] = []
+        for name, (kind, text) in _HELP.items():
+            series = self._values.get(name)
+            if not series:
+                continue
+            lines.append(f"# HELP {name} {text}")
+            lines.append(f"# TYPE {name} {kind}")
+            for labels, value in sorted(series.items()):
+                shown = ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
+                number = int(value) if float(value).is_integer() else value
+                lines.append(f"{name}{{{shown}}} {number}" if shown else f"{name} {number}")
+        return "\n".join(lines) + "\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')

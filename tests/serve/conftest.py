@@ -1,0 +1,162 @@
+"""Run ``arouter serve`` in-process on a background event loop, on ephemeral 127.0.0.1 ports."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from artemis_routing_cli.config import load
+from artemis_routing_cli.serve.log import ServeLog
+from artemis_routing_cli.serve.server import ServeOptions, Server
+from tests.conftest import broker_xml
+
+#: Guard against a hung peer, not a synchronisation device: a passing test never waits for it.
+HANG_GUARD = 20.0
+
+
+class Running:
+    """A started Server on its own loop thread; ``port(name)`` gives a listener's bound port."""
+
+    def __init__(self, server: Server, loop: asyncio.AbstractEventLoop, thread: threading.Thread,
+                 records: list[dict]) -> None:
+        self.server = server
+        self.loop = loop
+        self.thread = thread
+        self.records = records
+
+    def port(self, name: str = "listen-1") -> int:
+        return self.server.addresses[name][1]
+
+    @property
+    def management_port(self) -> int:
+        assert self.server.management_address is not None
+        return self.server.management_address[1]
+
+    def call(self, fn, *args):
+        """Run ``fn(*args)`` on the server's loop and return its result (engine state is loop-owned)."""
+        async def wrapper():
+            return fn(*args)
+        return asyncio.run_coroutine_threadsafe(wrapper(), self.loop).result(HANG_GUARD)
+
+    def routes(self) -> list[dict]:
+        return [r for r in list(self.records) if r["event"] == "route"]
+
+    def stop(self) -> None:
+        if self.loop.is_closed():
+            return
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(HANG_GUARD)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(HANG_GUARD)
+
+
+def start_server(config_path: Path, options: ServeOptions) -> Running:
+    cfg = load(str(config_path))
+    records: list[dict] = []
+    log = ServeLog("json", stream=io.StringIO(), sink=records.append)
+    server = Server(cfg, options, log)
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(server.start())
+        except BaseException as exc:  # reported to the test below
+            failure.append(exc)
+            started.set()
+            return
+        started.set()
+        loop.run_forever()
+        loop.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert started.wait(HANG_GUARD)
+    if failure:
+        raise failure[0]
+    return Running(server, loop, thread, records)
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator:
+    running: list[Running] = []
+
+    def make(core: str, **options) -> Running:
+        path = tmp_path / "broker.xml"
+        path.write_text(broker_xml(core), encoding="utf-8")
+        options.setdefault("listen", ["127.0.0.1:0"])
+        options.setdefault("monitor", False)
+        r = start_server(path, ServeOptions(**options))
+        running.append(r)
+        return r
+
+    yield make
+    for r in running:
+        r.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def recv_until_closed(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    sock.settimeout(HANG_GUARD)
+    chunks = []
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return b"".join(chunks)
+        chunks.append(data)
+
+
+ROUTER_CORE = """
+  <connectors>
+    <connector name="target1">tcp://10.0.0.1:61617</connector>
+    <connector name="target2">tcp://10.0.0.2:61618</connector>
+  </connectors>
+  <connection-routers>
+    <connection-router name="by-client">
+      <key-type>CLIENT_ID</key-type>
+      <local-target-filter>LOCAL.*</local-target-filter>
+      <policy name="CONSISTENT_HASH"/>
+      <pool><static-connectors><connector-ref>target1</connector-ref><connector-ref>target2</connector-ref>
+      </static-connectors></pool>
+    </connection-router>
+    <connection-router name="by-user">
+      <key-type>USER_NAME</key-type>
+      <policy name="FIRST_ELEMENT"/>
+      <pool><static-connectors><connector-ref>target2</connector-ref></static-connectors></pool>
+    </connection-router>
+    <connection-router name="by-role">
+      <key-type>ROLE_NAME</key-type>
+      <key-filter>^shard-[0-9]+</key-filter>
+      <local-target-filter>shard-1</local-target-filter>
+      <policy name="FIRST_ELEMENT"/>
+      <pool><static-connectors><connector-ref>target1</connector-ref></static-connectors></pool>
+    </connection-router>
+    <connection-router name="by-sni">
+      <key-type>SNI_HOST</key-type>
+      <local-target-filter>tenant-a\\..*</local-target-filter>
+      <policy name="FIRST_ELEMENT"/>
+      <pool><static-connectors><connector-ref>target2</connector-ref></static-connectors></pool>
+    </connection-router>
+    <connection-router name="refuser">
+      <key-type>CLIENT_ID</key-type>
+    </connection-router>
+  </connection-routers>
+"""
+
+NODE_IDS = ["target1=11111111-1111-1111-1111-111111111111", "target2=22222222-2222-2222-2222-222222222222",
+            "local=00000000-0000-0000-0000-000000000000"]
+
+
