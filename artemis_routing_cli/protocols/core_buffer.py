@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from artemis_routing_cli.errors import ProtocolError
 from artemis_routing_cli.protocols.core_java import from_utf16_units, java_hashmap_order, utf16_units
+from artemis_routing_cli.protocols.wire import BigEndianReader
 
 # UTF8Util.writeString: strings shorter than this many units go out as raw UTF-16 units ...
 SHORT_STRING_UNITS = 9
@@ -66,38 +67,10 @@ def _java_value_text(value: bool | int | str) -> str:
     return str(value)
 
 
-class Reader:
+class Reader(BigEndianReader):
     """Reads ActiveMQBuffer values from one packet body; underflow is a ProtocolError."""
 
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._pos = 0
-
-    @property
-    def remaining(self) -> int:
-        return len(self._data) - self._pos
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self._pos + n > len(self._data):
-            raise ProtocolError("CORE packet body is truncated")
-        chunk = self._data[self._pos : self._pos + n]
-        self._pos += n
-        return chunk
-
-    def byte(self) -> int:
-        return struct.unpack(">b", self.take(1))[0]
-
-    def boolean(self) -> bool:
-        return self.take(1)[0] != 0
-
-    def short(self) -> int:
-        return struct.unpack(">h", self.take(2))[0]
-
-    def int(self) -> int:
-        return struct.unpack(">i", self.take(4))[0]
-
-    def long(self) -> int:
-        return struct.unpack(">q", self.take(8))[0]
+    truncated = "CORE packet body is truncated"
 
     def string(self) -> str:
         n = self.int()

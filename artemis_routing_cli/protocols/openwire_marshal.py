@@ -22,6 +22,7 @@ from artemis_routing_cli.protocols.core_java import (
     utf16_units,
     write_java_utf,
 )
+from artemis_routing_cli.protocols.wire import BigEndianReader
 
 # CommandTypes.
 WIREFORMAT_INFO = 1
@@ -53,41 +54,10 @@ class JavaLong(int):
     """An int that must be marshalled as a Java ``Long`` in a primitive map."""
 
 
-class Input:
+class Input(BigEndianReader):
     """Big-endian reads over one command; underflow is a ProtocolError."""
 
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._pos = 0
-
-    @property
-    def remaining(self) -> int:
-        return len(self._data) - self._pos
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self._pos + n > len(self._data):
-            raise ProtocolError("OpenWire command is truncated")
-        chunk = self._data[self._pos : self._pos + n]
-        self._pos += n
-        return chunk
-
-    def byte(self) -> int:
-        return struct.unpack(">b", self.take(1))[0]
-
-    def ubyte(self) -> int:
-        return self.take(1)[0]
-
-    def boolean(self) -> bool:
-        return self.take(1)[0] != 0
-
-    def short(self) -> int:
-        return struct.unpack(">h", self.take(2))[0]
-
-    def int(self) -> int:
-        return struct.unpack(">i", self.take(4))[0]
-
-    def long(self) -> int:
-        return struct.unpack(">q", self.take(8))[0]
+    truncated = "OpenWire command is truncated"
 
     def utf(self) -> str:
         size = struct.unpack(">H", self.take(2))[0]
