@@ -12,6 +12,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..javastr import java_parse_int
 from .fnv import fnv1a32
 from .targets import INT_MAX, Target
 
@@ -22,16 +23,11 @@ class PolicyConfigError(ValueError):
     """The broker would refuse to deploy this policy (e.g. Integer.parseInt on a bad MODULO)."""
 
 
-def java_parse_int(text: str | None) -> int:
-    """Integer.parseInt: no trimming, optional sign, ASCII digits, int32 range."""
-    if text is None:
-        raise PolicyConfigError("Cannot parse null string: null")
-    body = text[1:] if text[:1] in ("+", "-") else text
-    if not body or not all("0" <= c <= "9" for c in body):
-        raise PolicyConfigError(f'For input string: "{text}"')
-    value = int(text)
-    if not INT_MIN <= value <= INT_MAX:
-        raise PolicyConfigError(f'For input string: "{text}"')
+def parse_int_property(text: str | None) -> int:
+    """Integer.parseInt as the policy's init calls it; raises where the broker throws."""
+    value = java_parse_int(text)
+    if value is None:
+        raise PolicyConfigError("Cannot parse null string: null" if text is None else f'For input string: "{text}"')
     return value
 
 
@@ -131,7 +127,7 @@ class ConsistentHashModuloPolicy(ConsistentHashPolicy):
         super().__init__(properties)
         self.error: str | None = None
         try:
-            self.modulo = java_parse_int(self.properties.get("MODULO"))
+            self.modulo = parse_int_property(self.properties.get("MODULO"))
         except PolicyConfigError as exc:
             # The broker fails to deploy the router here; we simulate modulo 0 and say so.
             self.modulo = 0
@@ -159,7 +155,7 @@ class LeastConnectionsPolicy(RoundRobinPolicy):
         self.threshold = 0
         if "CONNECTION_COUNT_THRESHOLD" in self.properties:
             try:
-                self.threshold = java_parse_int(self.properties["CONNECTION_COUNT_THRESHOLD"])
+                self.threshold = parse_int_property(self.properties["CONNECTION_COUNT_THRESHOLD"])
             except PolicyConfigError as exc:
                 self.error = str(exc)
 

@@ -6,13 +6,13 @@ Not a rule family (the leading underscore keeps the registry away from it).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 
 from lxml import etree
 
 from ..config.model import BrokerConfig, ClusterConnection, ConnectionRouter, Divert
 from ..config.parse import child_elements, descendants, local, text_content
+from ..javastr import java_parse_int  # noqa: F401  (re-exported for the rule modules)
 
 __all__ = [
     "INT_MAX",
@@ -36,28 +36,6 @@ INT_MAX = (1 << 31) - 1
 
 # xs:long / xs:int lexical form (after the schema's whitespace collapse): sign and digits.
 _XSD_INTEGER = re.compile(r"[+-]?[0-9]+")
-
-
-def java_parse_int(text: str | None) -> int | None:
-    """``Integer.parseInt(text)``: no trimming, optional sign, Unicode decimal digits, 32 bits.
-
-    Returns None where Java throws NumberFormatException (null, empty, spaces, ``3.0``, overflow).
-    """
-    if text is None:
-        return None
-    body = text[1:] if text[:1] in ("+", "-") else text
-    if not body:
-        return None
-    digits = []
-    for ch in body:
-        value = unicodedata.decimal(ch, None)
-        if value is None:
-            return None
-        digits.append(str(value))
-    number = int("".join(digits))
-    if text[:1] == "-":
-        number = -number
-    return number if INT_MIN <= number <= INT_MAX else None
 
 
 def xsd_integer(text: str) -> int | None:

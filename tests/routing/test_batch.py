@@ -131,9 +131,12 @@ def test_vectorised_equals_scalar_for_every_deterministic_shape(shape: dict, key
     keys = keys + ["FOO1", "NULL", "", "$.artemis.internal.router.client.x"]
     expected = scalar(make_router(**shape, state=state), keys)
     r = make_router(**shape, state=state)
-    assert vectorisable(r)
+    # The one deterministic shape that must stay scalar: a cache with two ready targets sharing a
+    # node id (a cache hit returns the first of them, the ring the last).
+    shared_ids = len(set(ids.values())) < len(ids)
+    assert vectorisable(r) or (shape["cache"] and shared_ids)
     res = route_batch(r, keys)
-    assert res.vectorised
+    assert res.vectorised == vectorisable(r)
     assert rows(res) == expected
 
 
