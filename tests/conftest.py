@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# CI runs the same examples every time (a red build must be reproducible); locally hypothesis
+# explores new ones on each run.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "samples" / "broker.xml"
