@@ -34,6 +34,9 @@ from .message import Message
 from .selector import FilterSyntaxError, parse_optional_filter
 
 MAX_CHAIN_DEPTH = 32  # arouter's limit on chains that do not loop back (the broker has none)
+# arouter's limit on copies followed for one message: non-exclusive diverts that forward to
+# addresses with more diverts multiply copies at every hop (the broker would create them all).
+MAX_COPIES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +148,7 @@ class _Simulation:
         for divert in active_diverts(config):
             self.by_address.setdefault(divert.address or "", []).append(divert)
         self.warned: set[str] = set()
+        self.copies = 0
 
     def warn(self, text: str) -> None:
         if text not in self.warned:
@@ -170,6 +174,11 @@ class _Simulation:
         return verdict.label, "the filter matches" if verdict.matched else "the filter does not match"
 
     def route(self, message: Message, via: tuple[str, ...], path: tuple[str, ...]) -> None:
+        self.copies += 1
+        if self.copies > MAX_COPIES:
+            self.warn(f"the message fans out into more than {MAX_COPIES:,} copies through diverts; arouter stops "
+                      "following them (the broker would deliver every one)")
+            return
         address = message.address
         depth = len(via)
         diverts = self.by_address.get(address, [])

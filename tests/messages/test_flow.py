@@ -167,3 +167,13 @@ def test_json_output_shape(broker):
     assert data["deliveries"][1] == {"address": "spyTopic", "routing_type": None, "via": ["order-divert"]}
     assert data["decisions"][0]["verdict"] == "true"
     assert data["message"]["properties"] == {"n": {"long": 5}}
+
+
+def test_fan_out_is_bounded_with_a_warning(broker) -> None:
+    from artemis_routing_cli.messages.flow import MAX_COPIES
+
+    # 30 addresses in a row, each with 3 non-exclusive diverts to the next: 3**29 copies in the broker
+    cfg = broker([divert_xml(f"d{a}-{k}", f"a{a}", f"a{a + 1}") for a in range(30) for k in range(3)])
+    result = simulate_message(cfg, "a0", Message(address="a0"))
+    assert len(result.deliveries) <= MAX_COPIES
+    assert any("fans out" in w for w in result.warnings)
