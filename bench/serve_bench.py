@@ -1,17 +1,26 @@
 """Load-test ``arouter serve`` on loopback (run by hand, never from the test suite).
 
-    python bench/serve_bench.py [--seconds 5] [--concurrency 64] [--idle 10000]
+    python bench/serve_bench.py [--seconds 5] [--concurrency 16] [--rate 5000] [--idle 10000] [--uvloop]
 
-Measures, in one run and on the same machine:
+Measures, in one run and on the same machine, for a bare asyncio server that accepts, reads
+once and closes (the floor any Python listener pays for a connection) and for ``arouter serve``
+redirecting MQTT 5 (CONNECT) and AMQP (header + Open, no SASL) clients with a CONSISTENT_HASH
+CLIENT_ID router:
 
-* redirects per second and p50/p99 latency (connect -> answer -> close) for AMQP (header + Open,
-  no SASL) and MQTT 5 (CONNECT), against ``arouter serve`` with a CONSISTENT_HASH CLIENT_ID router;
-* the same client loop against a bare asyncio server that accepts, reads once and closes - the
-  floor any Python listener pays for a connection;
-* how many idle connections the listener holds (clients that sent one byte and wait), and the
-  listener's resident memory before and after.
+* throughput: ``--concurrency`` clients in a closed loop (connect, hello, wait for the close);
+* latency at a fixed offered rate (``--rate`` connections per second, open loop): each
+  connection's latency counts from the moment it was *scheduled*, so a listener that falls
+  behind shows up in p99 (no coordinated omission); the achieved rate is reported too;
+* server CPU per connection (user + system time of the server process over the closed-loop run,
+  divided by the connections it served): the cost that does not depend on what else runs;
+* idle connections: ``--idle`` clients that send half an MQTT CONNECT and wait; the listener's
+  resident memory before and after, and one redirect while they are held.
 
-Each server runs in its own process; RLIMIT_NOFILE is raised to the hard limit everywhere.
+Every server runs in its own process and the load generator in another one, each with its own
+event loop, so the measuring loop never shares a core's event loop with the server it measures
+(the machine's cores are still shared). ``--uvloop`` uses uvloop in every process when it is
+installed (it is optional; the report says which loop ran). RLIMIT_NOFILE is raised to the hard
+limit everywhere.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,11 +58,33 @@ BROKER_XML = """<?xml version="1.0" encoding="UTF-8"?>
 </core></configuration>
 """
 
+WARMUP_SECONDS = 0.5
+
 
 def raise_nofile() -> int:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return hard
+
+
+def run_loop(main: Callable[[], object], use_uvloop: bool) -> object:
+    """asyncio.run, on uvloop when asked for and installed."""
+    if use_uvloop:
+        try:
+            import uvloop  # type: ignore[import-not-found]
+        except ImportError:
+            pass
+        else:
+            return uvloop.run(main())  # type: ignore[no-any-return]
+    return asyncio.run(main())  # type: ignore[arg-type]
+
+
+def uvloop_available() -> bool:
+    try:
+        import uvloop  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def free_port() -> int:
@@ -68,34 +100,10 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-# -- servers (child processes) ---------------------------------------------------------------------
-def run_arouter(config: str, port: int) -> None:
-    raise_nofile()
-    from artemis_routing_cli.config import load
-    from artemis_routing_cli.routing.targets import state_from_options
-    from artemis_routing_cli.serve.log import ServeLog
-    from artemis_routing_cli.serve.server import ServeOptions, run
-
-    options = ServeOptions(listen=[f"127.0.0.1:{port}"], routers=["bench"], monitor=False,
-                           state=state_from_options(["t1=node-1", "t2=node-2", "t3=node-3"]),
-                           handshake_timeout=300.0, max_connections=100_000)
-    with open(os.devnull, "w") as sink:
-        asyncio.run(run(load(config), options, ServeLog("text", stream=sink)))
-
-
-def run_bare(port: int) -> None:
-    raise_nofile()
-
-    async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read(65536)
-        writer.close()
-
-    async def main() -> None:
-        server = await asyncio.start_server(on_client, "127.0.0.1", port, backlog=1024)
-        async with server:
-            await server.serve_forever()
-
-    asyncio.run(main())
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def wait_listening(port: int) -> None:
@@ -109,7 +117,37 @@ def wait_listening(port: int) -> None:
     raise SystemExit(f"nothing listens on {port}")
 
 
-# -- clients -----------------------------------------------------------------------------------------
+# -- servers (child processes) ---------------------------------------------------------------------
+def run_arouter(config: str, port: int, use_uvloop: bool) -> None:
+    raise_nofile()
+    from artemis_routing_cli.config import load
+    from artemis_routing_cli.routing.targets import state_from_options
+    from artemis_routing_cli.serve.log import ServeLog
+    from artemis_routing_cli.serve.server import ServeOptions, run
+
+    options = ServeOptions(listen=[f"127.0.0.1:{port}"], routers=["bench"], monitor=False,
+                           state=state_from_options(["t1=node-1", "t2=node-2", "t3=node-3"]),
+                           handshake_timeout=300.0, max_connections=100_000)
+    with open(os.devnull, "w") as sink:  # the route log is written (to /dev/null), as in production
+        run_loop(lambda: run(load(config), options, ServeLog("text", stream=sink)), use_uvloop)
+
+
+def run_bare(port: int, use_uvloop: bool) -> None:
+    raise_nofile()
+
+    async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(65536)
+        writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(on_client, "127.0.0.1", port, backlog=1024)
+        async with server:
+            await server.serve_forever()
+
+    run_loop(main, use_uvloop)
+
+
+# -- load generator (its own process) ----------------------------------------------------------------
 def amqp_hello(i: int) -> bytes:
     return AMQP_HEADER + encode_open(Open(container_id=f"bench-{i}"))
 
@@ -118,44 +156,111 @@ def mqtt_hello(i: int) -> bytes:
     return MqttClient().connect(f"bench-{i}")
 
 
-async def one(port: int, payload: bytes) -> float:
-    started = time.perf_counter()
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(payload)
-    await writer.drain()
-    while await reader.read(65536):
+HELLOS = {"mqtt": mqtt_hello, "amqp": amqp_hello}
+
+
+class OneShot(asyncio.Protocol):
+    """Send the hello, ignore the answer, finish when the server closes."""
+
+    def __init__(self, payload: bytes, done: asyncio.Future[None]) -> None:
+        self.payload = payload
+        self.done = done
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.write(self.payload)  # type: ignore[attr-defined]
+
+    def data_received(self, data: bytes) -> None:
         pass
-    writer.close()
-    return time.perf_counter() - started
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
 
 
-async def load(port: int, hello, seconds: float, concurrency: int) -> tuple[int, list[float], int]:
+async def one(loop: asyncio.AbstractEventLoop, port: int, payload: bytes) -> None:
+    done: asyncio.Future[None] = loop.create_future()
+    await loop.create_connection(lambda: OneShot(payload, done), "127.0.0.1", port)
+    await done
+
+
+def summary(latencies: list[float], seconds: float, errors: int) -> dict[str, float]:
+    if len(latencies) < 100:
+        return {"rate": len(latencies) / seconds, "p50": 0.0, "p99": 0.0, "max": 0.0, "n": len(latencies),
+                "errors": errors}
+    q = statistics.quantiles(latencies, n=100)
+    return {"rate": len(latencies) / seconds, "p50": q[49] * 1000, "p99": q[98] * 1000,
+            "max": max(latencies) * 1000, "n": len(latencies), "errors": errors}
+
+
+async def closed_loop(port: int, hello: Callable[[int], bytes], seconds: float, concurrency: int) -> dict:
+    loop = asyncio.get_running_loop()
+    payloads = [hello(i) for i in range(1000)]
     latencies: list[float] = []
     errors = 0
-    stop = time.perf_counter() + seconds
     counter = 0
+    measure_from = time.perf_counter() + WARMUP_SECONDS
+    stop = measure_from + seconds
 
     async def worker() -> None:
         nonlocal counter, errors
-        while time.perf_counter() < stop:
+        while (now := time.perf_counter()) < stop:
             counter += 1
             try:
-                latencies.append(await one(port, hello(counter % 1000)))
+                await one(loop, port, payloads[counter % 1000])
             except OSError:
                 errors += 1
+                continue
+            if now >= measure_from:
+                latencies.append(time.perf_counter() - now)
 
-    started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return int(len(latencies) / (time.perf_counter() - started)), latencies, errors
+    result = summary(latencies, seconds, errors)
+    result["total"] = counter - errors
+    return result
 
 
-def report(name: str, rate: int, latencies: list[float], errors: int) -> None:
-    q = statistics.quantiles(latencies, n=100) if len(latencies) > 100 else [0.0] * 99
-    print(f"{name:34} {rate:8d}/s   p50 {q[49] * 1000:7.2f} ms   p99 {q[98] * 1000:7.2f} ms   "
-          f"errors {errors}")
+async def open_loop(port: int, hello: Callable[[int], bytes], seconds: float, rate: float) -> dict:
+    """Start connections on a fixed schedule; latency counts from each scheduled start."""
+    loop = asyncio.get_running_loop()
+    payloads = [hello(i) for i in range(1000)]
+    latencies: list[float] = []
+    errors = 0
+    tasks: set[asyncio.Task[None]] = set()
+    begin = time.perf_counter() + 0.05
+    measure_from = begin + WARMUP_SECONDS
+    total = int((WARMUP_SECONDS + seconds) * rate)
+
+    async def timed(i: int, scheduled: float) -> None:
+        nonlocal errors
+        try:
+            await one(loop, port, payloads[i % 1000])
+        except OSError:
+            errors += 1
+            return
+        if scheduled >= measure_from:
+            latencies.append(time.perf_counter() - scheduled)
+
+    i = 0
+    while i < total:
+        now = time.perf_counter()
+        while i < total and begin + i / rate <= now:
+            task = asyncio.create_task(timed(i, begin + i / rate))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            i += 1
+        if i < total:
+            await asyncio.sleep(max(begin + i / rate - time.perf_counter(), 0))
+    ended = time.perf_counter()
+    if tasks:
+        await asyncio.gather(*tasks)
+    measured = [x for x in latencies]
+    result = summary(measured, ended - measure_from, errors)
+    result["offered"] = rate
+    return result
 
 
-async def hold_idle(port: int, count: int) -> list[asyncio.StreamWriter]:
+async def hold_idle(port: int, count: int, server_pid: int) -> dict:
+    before = rss_kib(server_pid)
     writers = []
     for start in range(0, count, 500):
         batch = await asyncio.gather(*(asyncio.open_connection("127.0.0.1", port)
@@ -167,49 +272,90 @@ async def hold_idle(port: int, count: int) -> list[asyncio.StreamWriter]:
             writer.write(b"\x10")  # half an MQTT CONNECT: the listener must keep waiting
             writers.append(writer)
     await asyncio.sleep(1.0)  # let the listener accept and park them all before measuring
-    return writers
+    after = rss_kib(server_pid)
+    started = time.perf_counter()
+    await one(asyncio.get_running_loop(), port, mqtt_hello(1))  # the listener still answers
+    latency = time.perf_counter() - started
+    for writer in writers:
+        writer.close()
+    return {"held": len(writers), "before": before, "after": after, "latency": latency}
+
+
+def generator(job: dict, results: multiprocessing.Queue) -> None:
+    raise_nofile()
+    kind = job["kind"]
+    if kind == "closed":
+        main = lambda: closed_loop(job["port"], HELLOS[job["hello"]], job["seconds"], job["concurrency"])  # noqa: E731
+    elif kind == "open":
+        main = lambda: open_loop(job["port"], HELLOS[job["hello"]], job["seconds"], job["rate"])  # noqa: E731
+    else:
+        main = lambda: hold_idle(job["port"], job["count"], job["server_pid"])  # noqa: E731
+    results.put(run_loop(main, job["uvloop"]))
+
+
+def in_generator(ctx: multiprocessing.context.SpawnContext, job: dict) -> dict:
+    results = ctx.Queue()
+    proc = ctx.Process(target=generator, args=(job, results))
+    proc.start()
+    result = results.get()
+    proc.join(30)
+    return result  # type: ignore[no-any-return]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--concurrency", type=int, default=16, help="closed-loop clients (throughput)")
+    parser.add_argument("--rate", type=float, default=5000.0, help="offered connections/s (latency, open loop)")
     parser.add_argument("--idle", type=int, default=10_000)
+    parser.add_argument("--uvloop", action="store_true", help="use uvloop everywhere, if installed")
     args = parser.parse_args()
     hard = raise_nofile()
-    print(f"RLIMIT_NOFILE {hard}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}")
+    use_uvloop = args.uvloop and uvloop_available()
+    loop_name = "uvloop" if use_uvloop else "asyncio (default loop)"
+    if args.uvloop and not use_uvloop:
+        print("--uvloop: uvloop is not installed; running on the default asyncio loop")
+    print(f"RLIMIT_NOFILE {hard}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; event loop: {loop_name}")
+    print(f"load generator: separate process; closed loop with {args.concurrency} clients, open loop at "
+          f"{args.rate:g}/s; {args.seconds:g}s each after {WARMUP_SECONDS}s warm-up")
     tmp = tempfile.mkdtemp(prefix="arouter-bench-")
     config = os.path.join(tmp, "broker.xml")
     Path(config).write_text(BROKER_XML, encoding="utf-8")
 
     ctx = multiprocessing.get_context("spawn")
     serve_port, bare_port = free_port(), free_port()
-    serve_proc = ctx.Process(target=run_arouter, args=(config, serve_port), daemon=True)
-    bare_proc = ctx.Process(target=run_bare, args=(bare_port,), daemon=True)
+    serve_proc = ctx.Process(target=run_arouter, args=(config, serve_port, use_uvloop), daemon=True)
+    bare_proc = ctx.Process(target=run_bare, args=(bare_port, use_uvloop), daemon=True)
     serve_proc.start()
     bare_proc.start()
     wait_listening(serve_port)
     wait_listening(bare_port)
+    rows = (("bare asyncio accept+read+close", bare_port, "mqtt"),
+            ("arouter serve MQTT 5 redirect", serve_port, "mqtt"),
+            ("arouter serve AMQP redirect", serve_port, "amqp"))
     try:
-        for name, port, hello in (("bare asyncio accept+close (MQTT bytes)", bare_port, mqtt_hello),
-                                  ("arouter serve MQTT 5 redirect", serve_port, mqtt_hello),
-                                  ("arouter serve AMQP redirect", serve_port, amqp_hello)):
-            rate, latencies, errors = asyncio.run(load(port, hello, args.seconds, args.concurrency))
-            report(name, rate, latencies, errors)
-
-        async def idle() -> None:
-            before = rss_kib(serve_proc.pid)
-            writers = await hold_idle(serve_port, args.idle)
-            after = rss_kib(serve_proc.pid)
-            # the listener still answers while holding them
-            latency = await one(serve_port, mqtt_hello(1))
-            print(f"idle connections held: {len(writers)}; listener RSS {before // 1024} MiB -> "
-                  f"{after // 1024} MiB ({(after - before) * 1024 // max(len(writers), 1)} bytes each); "
-                  f"a redirect meanwhile took {latency * 1000:.1f} ms")
-            for writer in writers:
-                writer.close()
-
-        asyncio.run(idle())
+        print(f"{'':32} {'closed-loop':>12} {'server CPU':>11} | {'open loop: achieved':>20} {'p50':>8} "
+              f"{'p99':>8} {'max':>8} errors")
+        base = None
+        for name, port, hello in rows:
+            pid = bare_proc.pid if port == bare_port else serve_proc.pid
+            cpu_before = cpu_seconds(pid)
+            closed = in_generator(ctx, {"kind": "closed", "port": port, "hello": hello, "seconds": args.seconds,
+                                        "concurrency": args.concurrency, "uvloop": use_uvloop})
+            cpu_us = (cpu_seconds(pid) - cpu_before) * 1e6 / max(closed["total"], 1)
+            opened = in_generator(ctx, {"kind": "open", "port": port, "hello": hello, "seconds": args.seconds,
+                                        "rate": args.rate, "uvloop": use_uvloop})
+            base = base or closed
+            overhead = "" if closed is base else f"  ({closed['rate'] / base['rate']:.0%} of bare)"
+            print(f"{name:32} {closed['rate']:10.0f}/s {cpu_us:6.0f} us/conn | {opened['rate']:18.0f}/s "
+                  f"{opened['p50']:6.2f}ms "
+                  f"{opened['p99']:6.2f}ms {opened['max']:6.1f}ms {closed['errors'] + opened['errors']}{overhead}")
+        idle = in_generator(ctx, {"kind": "idle", "port": serve_port, "count": args.idle,
+                                  "server_pid": serve_proc.pid, "uvloop": use_uvloop})
+        each = (idle["after"] - idle["before"]) * 1024 // max(idle["held"], 1)
+        print(f"idle connections held: {idle['held']}; listener RSS {idle['before'] // 1024} MiB -> "
+              f"{idle['after'] // 1024} MiB ({each} bytes each); a redirect meanwhile took "
+              f"{idle['latency'] * 1000:.1f} ms")
     finally:
         serve_proc.terminate()
         bare_proc.terminate()

@@ -44,6 +44,10 @@ def serve_command(
                                           help="Targets file saved by 'arouter probe --save'."),
     monitor: bool = typer.Option(True, "--monitor/--no-monitor",
                                  help="Check pool targets every check-period (default), or trust the flags."),
+    jolokia: Optional[str] = typer.Option(None, "--jolokia", metavar="URL-TEMPLATE",
+                                          help="Judge targets over their management API, as 'arouter probe "
+                                               "--jolokia': e.g. http://{host}:8161/console/jolokia (Active, "
+                                               "NodeID, ConnectionCount)."),
     tls_cert: Optional[str] = typer.Option(None, "--tls-cert", metavar="PEM",
                                            help="Certificate chain for acceptors with sslEnabled=true."),
     tls_key: Optional[str] = typer.Option(None, "--tls-key", metavar="PEM", help="Private key for --tls-cert."),
@@ -90,6 +94,14 @@ def serve_command(
         raise UsageError("--max-connections must be at least 1")
     if (tls_cert is None) != (tls_key is None) and tls_cert is None:
         raise UsageError("--tls-key needs --tls-cert")
+    if jolokia is not None:
+        from ..probe.jolokia import check_template
+
+        problem = check_template(jolokia)
+        if problem:
+            raise UsageError(f"--jolokia {jolokia!r}: {problem}")
+        if not monitor:
+            raise UsageError("--jolokia is used by pool monitoring: drop --no-monitor")
     password = None
     if management_user is not None:
         if management is None:
@@ -106,7 +118,7 @@ def serve_command(
         tls_cert=tls_cert, tls_key=tls_key, users_file=users_file, roles_file=roles_file, data_dir=data_dir,
         management=management, management_user=management_user, management_password=password,
         handshake_timeout=handshake_timeout, max_frame_size=max_frame_size, max_connections=max_connections,
-        monitor=monitor, seed=seed,
+        monitor=monitor, jolokia=jolokia, seed=seed,
     )
     log = ServeLog(log_format)
     try:

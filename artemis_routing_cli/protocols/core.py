@@ -22,7 +22,11 @@ ActiveMQPacketHandler, ActiveMQRoutingHandler):
      (REFUSED_UNAVAILABLE) or code 119 ``AMQ229240: Connection router R rejected the
      connection`` (REFUSED_USE_ANOTHER); the connection stays open;
    * or, for a client older than 2.18 (channel version < 131) or an incompatible version,
-     answers EXCEPTION code 108 ``AMQ229033: Server and client versions incompatible``.
+     answers EXCEPTION code 108 ``AMQ229033: Server and client versions incompatible``;
+   * or, when the user cannot be validated (security enabled), answers EXCEPTION code 105
+     SECURITY_EXCEPTION ``AMQ229031: Unable to validate user from /ip:port. Username: U; SSL
+     certificate subject DN: unavailable`` (``reject_security``); the connection stays open.
+     ActiveMQPacketHandler checks the version list first, then the user, then routes.
 
 The broker never closes the socket itself after a redirect; the client closes it.
 """
@@ -71,6 +75,11 @@ MSG_REDIRECTED = "AMQ229237: Connection router {router} redirected the connectio
 MSG_NOT_READY = "AMQ229238: Connection router {router} not ready"
 MSG_REJECTED = "AMQ229240: Connection router {router} rejected the connection"
 MSG_INCOMPATIBLE = "AMQ229033: Server and client versions incompatible"
+# SecurityStoreImpl.authenticationFailed; the DN is "unavailable" without a client certificate.
+MSG_UNABLE_TO_VALIDATE = ("AMQ229031: Unable to validate user from {remote}. Username: {user}; "
+                          "SSL certificate subject DN: {dn}")
+CERT_DN_UNAVAILABLE = "unavailable"
+EXC_SECURITY_EXCEPTION = 105  # ActiveMQExceptionType.SECURITY_EXCEPTION
 
 
 class Event:
@@ -374,6 +383,19 @@ class CoreServer:
         if status == "REFUSED_USE_ANOTHER":
             return pk.exception(pk.EXC_REMOTE_DISCONNECT, MSG_REJECTED.format(router=self.router))
         raise ValueError(f"unknown refusal status {status!r}")
+
+    def reject_security(self, remote_address: str, cert_subject_dn: str = CERT_DN_UNAVAILABLE) -> bytes:
+        """Answer the pending CREATESESSION as the broker does when the user is not valid:
+        EXCEPTION code 105 (AMQ229031); the connection stays open and the client may retry.
+
+        ``remote_address`` is the client address as Java prints it (``/10.0.0.1:5000``). The
+        user named is the one the client sent (``null`` when it sent none), never the password.
+        """
+        session = self._take_session()
+        self.state = CoreState.OPEN
+        user = "null" if session.username is None else session.username
+        text = MSG_UNABLE_TO_VALIDATE.format(remote=remote_address, user=user, dn=cert_subject_dn)
+        return pk.exception(EXC_SECURITY_EXCEPTION, text)
 
     def _take_session(self) -> CreateSessionReceived:
         if self.state is not CoreState.SESSION_REQUESTED or self._session is None:

@@ -16,7 +16,12 @@ What the broker does (OpenWireProtocolManager, OpenWireConnection, OpenWireRouti
      the ConnectionInfo, and the connection is stopped 2000 ms later;
    * redirect: ConnectionControl(connectedBrokers ``tcp://H:P``, rebalanceConnection=true), then
      the socket is closed at once (the plain Response that follows is lost with the socket);
-   * refusal (not ready / use another): nothing is sent, the socket is closed at once.
+   * refusal (not ready / use another): nothing is sent, the socket is closed at once;
+   * before any of that the user is validated (``OpenWireProtocolManager.validateUser``): an
+     invalid user gets ExceptionResponse(java.lang.SecurityException "User name [U] or password
+     is invalid.", caused by ActiveMQSecurityException AMQ229031) - a ConnectionError when no
+     response was required - and the connection is stopped 2000 ms later, as for any exception
+     answering a ConnectionInfo (``reject_security``).
 
 The broker's ExceptionResponse carries the Java stack trace; this codec sends the same exception
 class and message with zero stack frames (clients only use class and message).
@@ -25,6 +30,7 @@ class and message with zero stack frames (clients only use class and message).
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -50,6 +56,15 @@ MAX_FRAME_SIZE = 1 << 20
 
 # OpenWireConnection.act: delayedStop(2000, ...) after an ExceptionResponse to ConnectionInfo.
 NOT_FAULT_TOLERANT_STOP_DELAY_MS = 2000
+
+# OpenWireProtocolManager.validateUser wraps the broker's ActiveMQSecurityException (AMQ229031
+# from SecurityStoreImpl.authenticationFailed) in a java.lang.SecurityException.
+SECURITY_EXCEPTION_CLASS = "java.lang.SecurityException"
+MSG_INVALID_USER = "User name [{user}] or password is invalid."
+SECURITY_CAUSE_CLASS = "org.apache.activemq.artemis.api.core.ActiveMQSecurityException"
+MSG_UNABLE_TO_VALIDATE = ("AMQ229031: Unable to validate user from {remote}. Username: {user}; "
+                          "SSL certificate subject DN: {dn}")
+CERT_DN_UNAVAILABLE = "unavailable"
 
 # CommandTypes.PROTOCOL_VERSION of activemq-client 5.19.1 and the versions its marshallers exist
 # for. Version 1 (ActiveMQ 4.x) is accepted by the broker but not by this codec.
@@ -266,6 +281,21 @@ class OpenWireServer:
         self.close_delay_ms = 0
         return b""
 
+    def reject_security(self, remote_address: str, cert_subject_dn: str = CERT_DN_UNAVAILABLE) -> bytes:
+        """Answer the pending ConnectionInfo as the broker does when the user is not valid (this
+        comes before the fault-tolerance check and before routing); close after
+        ``close_delay_ms``. ``remote_address`` is the client address as Java prints it."""
+        connection = self._take_connection()
+        self.close_delay_ms = NOT_FAULT_TOLERANT_STOP_DELAY_MS
+        user = "null" if connection.username is None else connection.username
+        chain = (
+            (SECURITY_EXCEPTION_CLASS, MSG_INVALID_USER.format(user=user)),
+            (SECURITY_CAUSE_CLASS, MSG_UNABLE_TO_VALIDATE.format(remote=remote_address, user=user,
+                                                                 dn=cert_subject_dn)),
+        )
+        return ow.size_prefixed(_exception_command(connection, chain, tight=self.tight,
+                                                   stack_trace=self.stack_trace))
+
     def _not_fault_tolerant(self, connection: ConnectionInfoReceived) -> bytes:
         self.close_delay_ms = NOT_FAULT_TOLERANT_STOP_DELAY_MS
         class_name, message = "java.lang.IllegalStateException", "Client not fault tolerant"
@@ -285,3 +315,34 @@ class OpenWireServer:
         connection, self._connection = self._connection, None
         self.state = OpenWireState.CLOSED
         return connection
+
+
+def _exception_command(connection: ConnectionInfoReceived, chain: Sequence[tuple[str, str | None]], *,
+                       tight: bool, stack_trace: bool) -> bytes:
+    """ExceptionResponse correlated to the ConnectionInfo (ConnectionError when it wanted no
+    response) carrying a throwable and its causes, each without stack frames.
+
+    BaseDataStreamMarshaller writes a throwable as class, message and - only when stack traces
+    are negotiated - its frames followed by its cause, recursively; without stack traces the
+    causes are not sent at all.
+    """
+    bs = ow.BooleanStreamWriter() if tight else None
+    out = bytearray(struct.pack(">i", 0))  # command id
+    ow.write_bool(False, out, bs)  # responseRequired
+    if connection.response_required:
+        kind = ow.EXCEPTION_RESPONSE
+        out += struct.pack(">i", connection.command_id)  # correlation id
+    else:
+        kind = ow.CONNECTION_ERROR
+    for class_name, message in chain:
+        ow.write_bool(True, out, bs)  # throwable != null
+        ow.write_string(class_name, out, bs)
+        ow.write_string(message, out, bs)
+        if not stack_trace:
+            break
+        out += struct.pack(">h", 0)  # no StackTraceElements
+    if stack_trace:
+        ow.write_bool(False, out, bs)  # the last cause is null
+    if kind == ow.CONNECTION_ERROR:
+        ow.write_bool(False, out, bs)  # connectionId == null
+    return bytes((kind,)) + (bs.getvalue() if bs is not None else b"") + bytes(out)

@@ -32,39 +32,78 @@ class Oversize(Exception):
 
 
 class ConnIO:
+    """Reads under the connection's deadline and writes that go out together.
+
+    One timer per connection enforces the deadline: when it fires the connection's task is
+    cancelled and :attr:`expired` is set (a read then raises :class:`HandshakeTimeout`), so no
+    read pays for a ``wait_for`` task. Writes are queued and sent in one ``transport.write`` before
+    the next read and when the session ends: handshake answers are a few hundred bytes, the
+    input that causes them is bounded by ``budget``, so nothing waits for the peer to drain.
+    """
+
+    __slots__ = ("reader", "writer", "loop", "budget", "received", "answered", "expired", "_out", "_task",
+                 "_timer")
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float,
                  budget: int | None) -> None:
         self.reader = reader
         self.writer = writer
         self.loop = asyncio.get_running_loop()
-        self.deadline = self.loop.time() + timeout
         self.budget = budget
         self.received = 0
         self.answered = False
+        self.expired = False
+        self._out: list[bytes] = []
+        self._task = asyncio.current_task()
+        self._timer: asyncio.TimerHandle | None = self.loop.call_later(timeout, self._expire)
+
+    def _expire(self) -> None:
+        self.expired = True
+        self._timer = None
+        if self._task is not None:
+            self._task.cancel()
 
     async def read(self) -> bytes:
-        remaining = self.deadline - self.loop.time()
-        if remaining <= 0:
-            raise HandshakeTimeout
+        self.flush()
         try:
-            data = await asyncio.wait_for(self.reader.read(READ_SIZE), remaining)
-        except asyncio.TimeoutError:
-            raise HandshakeTimeout from None
+            data = await self.reader.read(READ_SIZE)
+        except asyncio.CancelledError:
+            if self.expired:
+                raise HandshakeTimeout from None
+            raise
         self.received += len(data)
         if self.budget is not None and self.received > self.budget:
             raise Oversize(f"{self.received} bytes before the routing answer (limit {self.budget})")
         return data
 
-    async def write(self, data: bytes) -> None:
+    def write(self, data: bytes) -> None:
         if data:
-            self.writer.write(data)
-            await self.writer.drain()
+            self._out.append(data)
+
+    def flush(self) -> None:
+        out = self._out
+        if out:
+            self.writer.write(out[0] if len(out) == 1 else b"".join(out))
+            out.clear()
 
     def mark_answered(self, linger: float) -> None:
-        """The routing answer is out: from now on only wait for the client to go away."""
+        """The routing answer is out: from now on only wait (``linger`` s) for the client to go away."""
         self.answered = True
         self.budget = None
-        self.deadline = self.loop.time() + linger
+        self.flush()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self.loop.call_later(linger, self._expire) if not self.expired else None
+
+    def finish(self) -> None:
+        """Stop the deadline timer and send whatever is queued (the session is over)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        try:
+            self.flush()
+        except (ConnectionError, OSError, RuntimeError):
+            pass  # the peer is gone; nothing left to tell it
 
 
 @dataclass
@@ -99,8 +138,9 @@ class Env:
             return False, None
         return True, identity
 
-    def auth_failed(self, protocol: str, user: str | None) -> None:
+    def auth_failed(self, protocol: str, user: str | None, how: str = "") -> None:
         self.metrics.inc("arouter_auth_failures_total", router=self.router_name, protocol=protocol)
+        via = f" ({how})" if how else ""
         self.log.warning("auth", f"{self.peer.remote_address} [{protocol}, {self.peer.listener}]: user "
-                                 f"{user!r} not validated against --users-file: refused",
+                                 f"{user!r}{via} not validated against --users-file: refused",
                          remote=self.peer.remote_address, protocol=protocol, user=user)

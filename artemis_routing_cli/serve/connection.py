@@ -40,7 +40,10 @@ class Limits:
 def peer_address(writer: asyncio.StreamWriter) -> str:
     name = writer.get_extra_info("peername")
     if isinstance(name, tuple) and len(name) >= 2:
-        return java_socket_address(str(name[0]), int(name[1]))
+        host = name[0]
+        if len(name) == 2:  # AF_INET: the kernel's dotted quad is already what Java prints
+            return f"/{host}:{name[1]}"
+        return java_socket_address(str(host), int(name[1]))
     return str(name)
 
 
@@ -90,6 +93,11 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, spe
     except HandshakeTimeout:
         if io is None or not io.answered:
             _drop(env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
+    except asyncio.CancelledError:
+        if io is None or not io.expired:
+            raise
+        if not io.answered:  # the deadline passed while the session waited (quorum, cache commit)
+            _drop(env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
     except Oversize as exc:
         _drop(env, spec, "oversize", str(exc), protocol)
     except ProtocolError as exc:
@@ -98,9 +106,11 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, spe
         if io is None or not io.answered:
             metrics.inc("arouter_handshake_errors_total", listener=spec.name, reason="connection_lost")
     finally:
+        if io is not None:
+            io.finish()
         now_open = open_count(-1)
         metrics.set("arouter_connections_open", now_open, listener=spec.name)
-        await _close(writer)
+        _close(writer)
 
 
 def _drop(env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -> None:
@@ -109,9 +119,10 @@ def _drop(env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -
                     remote=env.peer.remote_address, listener=spec.name, protocol=protocol, reason=reason)
 
 
-async def _close(writer: asyncio.StreamWriter) -> None:
+def _close(writer: asyncio.StreamWriter) -> None:
+    """Close once what is queued has been sent; the transport finishes that on its own, so the
+    connection's task does not wait for it."""
     try:
         writer.close()
-        await asyncio.wait_for(writer.wait_closed(), 2.0)
-    except (ConnectionError, OSError, ssl.SSLError, asyncio.TimeoutError):
+    except (ConnectionError, OSError, ssl.SSLError, RuntimeError):
         pass

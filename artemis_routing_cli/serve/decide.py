@@ -85,13 +85,45 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
                       remote_address=peer.remote_address, roles=roles)
     result = router.route(conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
-            and monitor.below_quorum(router) and await monitor.wait_quorum(router)):
-        result = router.route(conn)  # AbstractPool.getTargets waited for the quorum
+            and monitor.below_quorum(router)):
+        await _wait_like_the_pool(router, monitor, log, peer, result)
+        result = router.route(conn)  # the engine decides again on what the wait left
     if service.store is not None:
         await service.store.flush()  # a cached target is on disk before the client hears of it
     decision = service.answer(result)
     _account(decision, service, log, metrics, peer, protocol)
     return decision
+
+
+async def _wait_like_the_pool(router: Router, monitor: PoolMonitor, log: ServeLog, peer: Peer,
+                              result: RouteResult) -> None:
+    """The waits of ConnectionRouter.getTarget when the pool is below its quorum.
+
+    A cached key whose target is not ready first waits in AbstractPool.getReadyTarget (up to
+    quorum-timeout, until that target is ready or the quorum is met); then, unless the cached
+    target came back, AbstractPool.getTargets waits up to quorum-timeout for the quorum. Both
+    waits happen in the broker before it answers, so a client can wait twice quorum-timeout.
+    """
+    pool = router.pool
+    if pool is None or pool.quorum_timeout <= 0:
+        return
+    cached = router.cache.get(result.key_value) if router.cache is not None else None
+    waited: list[str] = []
+    if cached is not None:
+        waited.append("getReadyTarget")
+        if await monitor.wait_cached(router, cached):
+            _log_wait(log, router, peer, waited, f"cached target {cached} is ready")
+            return
+    met = await monitor.wait_quorum(router)
+    waited.append("getTargets")
+    outcome = "quorum met" if met else f"quorum-size {pool.quorum_size} not met within quorum-timeout"
+    _log_wait(log, router, peer, waited, outcome)
+
+
+def _log_wait(log: ServeLog, router: Router, peer: Peer, waited: list[str], outcome: str) -> None:
+    log.info("quorum-wait", f"{peer.remote_address} [router {router.name}]: waited for the pool "
+                            f"({' then '.join(waited)}): {outcome}",
+             remote=peer.remote_address, router=router.name, waited=list(waited), outcome=outcome)
 
 
 def _account(decision: Decision, service: RouterService, log: ServeLog, metrics: Metrics, peer: Peer,

@@ -24,23 +24,35 @@ class ServeLog:
         self.fmt = fmt
         self.stream = stream
         self.sink = sink  # tests and embedders get every record as a dict
+        self._stamp_second = -1
+        self._stamp_text = ""
 
     def log(self, level: str, event: str, message: str, **fields: object) -> None:
-        record: dict[str, object] = {"ts": round(time.time(), 3), "level": level, "event": event,
-                                     "message": message, **fields}
-        if self.sink is not None:
-            self.sink(record)
+        now = time.time()
+        if self.sink is not None or self.fmt == "json":
+            record: dict[str, object] = {"ts": round(now, 3), "level": level, "event": event,
+                                         "message": message, **fields}
+            if self.sink is not None:
+                self.sink(record)
         stream = self.stream if self.stream is not None else sys.stderr
         if self.fmt == "json":
             line = json.dumps(record, ensure_ascii=False, default=str)
         else:
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(record["ts"])))  # type: ignore[arg-type]
-            line = f"{stamp} {level.upper():5} {message}"
+            line = f"{self._stamp(now)} {level.upper():5} {message}"
         try:
             stream.write(line + "\n")
-            stream.flush()
+            if not getattr(stream, "line_buffering", False):
+                stream.flush()  # stderr is line-buffered already (Python 3.9+): no second syscall
         except (OSError, ValueError):
             pass  # a closed stderr must not take the listener down
+
+    def _stamp(self, now: float) -> str:
+        """Local time to the second, formatted once per second (a busy listener logs many lines)."""
+        second = int(now)
+        if second != self._stamp_second:
+            self._stamp_second = second
+            self._stamp_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
+        return self._stamp_text
 
     def info(self, event: str, message: str, **fields: object) -> None:
         self.log("info", event, message, **fields)

@@ -13,6 +13,7 @@ _HELP = {
     "arouter_handshake_errors_total": ("counter", "Connections closed before a routing decision, by reason."),
     "arouter_pool_target_ready": ("gauge", "1 when a pool target is ready, else 0."),
     "arouter_pool_ready_targets": ("gauge", "Ready targets of each router's pool."),
+    "arouter_pool_target_connections": ("gauge", "ConnectionCount a pool target reported over its management API."),
 }
 
 Labels = tuple[tuple[str, str], ...]

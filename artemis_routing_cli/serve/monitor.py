@@ -1,15 +1,23 @@
 """Pool monitoring: each router's targets checked every ``check-period`` (the broker's
 TargetMonitor), readiness changes logged and fed to the routing engine's pool.
 
-A check is any ``Checker``: an async function from a target to a
-:class:`~artemis_routing_cli.probe.readiness.Readiness`. The default one opens a TCP (TLS when
-the connector says ``sslEnabled=true``) connection with the probe's connector and judges it with
-the probe's readiness rule, so ``serve`` and ``probe`` agree on what "ready" means. The local
-target is always ready (``LocalTarget.checkReadiness``).
+A check is any ``Checker``: an async function from a target to a :class:`TargetCheck` (the
+probe's :class:`~artemis_routing_cli.probe.readiness.Readiness` plus what the target said about
+itself). Two come with ``serve``, both judged with the probe's readiness rule so ``serve`` and
+``probe`` agree on what "ready" means:
 
-With monitoring on, targets start not ready, as in the broker, until their first check passes;
-a client that arrives before the quorum is met waits up to ``quorum-timeout``
-(``AbstractPool.getTargets``) through :meth:`PoolMonitor.wait_quorum`.
+* :func:`tcp_checker` (default): a TCP (TLS when the connector says ``sslEnabled=true``)
+  connection, judged without the management API;
+* :func:`jolokia_checker` (``--jolokia URL-TEMPLATE``, as ``arouter probe --jolokia``): the
+  probe's ``check_endpoint`` - a CORE handshake (the broker's router talks CORE to its targets)
+  with the pool's username/password, and the Jolokia read of ``Active``, ``NodeID`` and
+  ``ConnectionCount``. The node id it reads replaces the one from ``--node-id``/``--targets`` (or
+  the placeholder), and the connection count feeds LEAST_CONNECTIONS.
+
+The local target is always ready (``LocalTarget.checkReadiness``) and never checked. With
+monitoring on, targets start not ready, as in the broker, until their first check passes; a
+client that arrives below the quorum waits as ``AbstractPool`` does (see ``decide``). The engine's
+``Pool`` and ``Target`` are immutable: every change replaces the router's ``Pool``.
 """
 
 from __future__ import annotations
@@ -17,42 +25,94 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..config.model import BrokerConfig
 from ..probe.connect import ConnectFailure, open_connection
-from ..probe.model import Check, Endpoint
+from ..probe.model import Check, Credentials, Endpoint, ProbeOptions
 from ..probe.readiness import Readiness, judge, policy_needs_connection_count
+from ..probe.resolve import endpoint_for_connector
+from ..probe.runner import check_endpoint
 from ..routing.router import Router
 from ..routing.targets import Target
 from .log import ServeLog
 from .metrics import Metrics
 
-Checker = Callable[[Router, Target], Awaitable[Readiness]]
+
+@dataclass(frozen=True)
+class TargetCheck:
+    """One check's outcome: the readiness verdict and, from the management API, who it is."""
+
+    readiness: Readiness
+    node_id: str | None = None
+    connection_count: int | None = None
+
+
+Checker = Callable[[Router, Target], Awaitable[TargetCheck]]
 
 #: Upper bound of one check, in seconds; a check never runs longer than its check-period either.
 MAX_CHECK_SECONDS = 3.0
 
 
+def _check_seconds(router: Router) -> float:
+    period = (router.pool.check_period if router.pool is not None else 5000) / 1000.0
+    return min(period, MAX_CHECK_SECONDS)
+
+
+def _needs_count(router: Router) -> bool:
+    return policy_needs_connection_count(router.policy.name if router.policy else None)
+
+
+def _endpoint(cfg: BrokerConfig, target: Target) -> Endpoint | None:
+    """The probe's endpoint for a target: its connector (TLS, SNI, trust) when it has one."""
+    if target.host is None or target.port is None:
+        return None
+    connector = cfg.connectors.get(target.name)
+    if connector is not None:
+        return replace(endpoint_for_connector(connector, target.source), host=target.host, port=target.port)
+    return Endpoint(name=target.name, host=target.host, port=target.port, source=target.source)
+
+
 def tcp_checker(cfg: BrokerConfig) -> Checker:
     """Connect to the target's connector (TLS if it asks) and judge it like ``arouter probe``."""
 
-    async def check(router: Router, target: Target) -> Readiness:
-        if target.host is None or target.port is None:
-            return Readiness(False, "no address known for this target", False)
-        connector = cfg.connectors.get(target.name)
-        endpoint = Endpoint(name=target.name, host=target.host, port=target.port, source=target.source,
-                            tls=bool(connector is not None and connector.ssl_enabled),
-                            trust_all=True)
-        period = (router.pool.check_period if router.pool is not None else 5000) / 1000.0
-        needs_count = policy_needs_connection_count(router.policy.name if router.policy else None)
+    async def check(router: Router, target: Target) -> TargetCheck:
+        endpoint = _endpoint(cfg, target)
+        if endpoint is None:
+            return TargetCheck(Readiness(False, "no address known for this target", False))
+        endpoint = replace(endpoint, trust_all=True)
         try:
-            conn = await open_connection(endpoint, min(period, MAX_CHECK_SECONDS))
+            conn = await open_connection(endpoint, _check_seconds(router))
         except ConnectFailure as exc:
-            return judge(Check(reachable=False, error=str(exc)), needs_connection_count=needs_count)
+            failed = Check(reachable=False, error=str(exc))
+            return TargetCheck(judge(failed, needs_connection_count=_needs_count(router)))
         await conn.close()
-        return judge(Check(reachable=True, latency_ms=conn.latency_ms, tls=conn.tls),
-                     needs_connection_count=needs_count)
+        return TargetCheck(judge(Check(reachable=True, latency_ms=conn.latency_ms, tls=conn.tls),
+                                 needs_connection_count=_needs_count(router)))
+
+    return check
+
+
+def jolokia_checker(cfg: BrokerConfig, template: str, *, protocol: str = "core", cafile: str | None = None,
+                    insecure: bool = False) -> Checker:
+    """``arouter probe --jolokia TEMPLATE`` for one target, every check-period: the probe's
+    ``check_endpoint`` and readiness rule, with the pool's username/password."""
+
+    async def check(router: Router, target: Target) -> TargetCheck:
+        endpoint = _endpoint(cfg, target)
+        if endpoint is None:
+            return TargetCheck(Readiness(False, "no address known for this target", False))
+        router_cfg = cfg.router(router.name)
+        pool_cfg = router_cfg.pool if router_cfg is not None else None
+        creds = Credentials(pool_cfg.username, pool_cfg.password) if pool_cfg is not None else Credentials()
+        options = ProbeOptions(timeout=_check_seconds(router), protocol=protocol, jolokia=template, cafile=cafile,
+                               insecure=insecure)
+        measured = await check_endpoint(endpoint, creds, options)
+        verdict = judge(measured, needs_connection_count=_needs_count(router))
+        m = measured.management
+        if m is None or m.error is not None:
+            return TargetCheck(verdict)
+        return TargetCheck(verdict, m.node_id, m.connection_count)
 
     return check
 
@@ -106,39 +166,60 @@ class PoolMonitor:
                 return
             started = time.monotonic()
             try:
-                readiness = await self.checker(router, target)
+                check = await self.checker(router, target)
             except Exception as exc:  # noqa: BLE001 - a failing check makes the target not ready
-                readiness = Readiness(False, f"check failed: {type(exc).__name__}: {exc}", False)
-            self.set_ready(router.name, name, readiness)
+                check = TargetCheck(Readiness(False, f"check failed: {type(exc).__name__}: {exc}", False))
+            self.record(router.name, name, check)
             delay = pool.check_period / 1000.0 - (time.monotonic() - started)
             await asyncio.sleep(max(delay, 0.0))
 
     def set_ready(self, router_name: str, target_name: str, readiness: Readiness) -> None:
-        """Record a check result; a change of readiness is logged and wakes quorum waiters."""
+        """Record a readiness verdict alone (no node id or count learned)."""
+        self.record(router_name, target_name, TargetCheck(readiness))
+
+    def record(self, router_name: str, target_name: str, check: TargetCheck) -> None:
+        """Record a check: readiness, node id and connection count go into a new ``Pool`` of the
+        router; readiness and node id changes are logged, readiness changes wake quorum waiters."""
         router = self.routers[router_name]
         pool = router.pool
         if pool is None:
             return
-        changed = False
+        readiness = check.readiness
+        ready_changed = False
+        new_node: str | None = None
         targets = []
         for t in pool.targets:
-            if t.name == target_name and t.ready != readiness.ready:
-                t = replace(t, ready=readiness.ready)
-                changed = True
+            if t.name == target_name:
+                updated = t
+                if t.ready != readiness.ready:
+                    updated = replace(updated, ready=readiness.ready)
+                    ready_changed = True
+                if check.node_id and (check.node_id != t.node_id or not t.node_id_known):
+                    updated = replace(updated, node_id=check.node_id, node_id_known=True)
+                    new_node = check.node_id
+                if check.connection_count is not None and check.connection_count != t.connection_count:
+                    updated = replace(updated, connection_count=check.connection_count)
+                if check.connection_count is not None:
+                    self.metrics.set("arouter_pool_target_connections", check.connection_count,
+                                     router=router_name, target=target_name)
+                t = updated
             targets.append(t)
         key = (router_name, target_name)
         first = key not in self._reasons
         self._reasons[key] = readiness.reason
-        if changed:
-            router.pool = replace(pool, targets=tuple(targets))
-        if changed or first:
+        router.pool = replace(pool, targets=tuple(targets))
+        if new_node is not None:
+            self.log.info("node-id", f"router {router_name}: target {target_name} has node id {new_node} "
+                                     "(read over the management API)",
+                          router=router_name, target=target_name, node_id=new_node)
+        if ready_changed or first:
             state = "ready" if readiness.ready else "not ready"
             ready_count = sum(1 for t in router.pool.targets if t.ready)
             self.log.info("readiness", f"router {router_name}: target {target_name} is {state} "
                           f"({readiness.reason}); {ready_count} of {len(pool.targets)} ready, "
                           f"quorum-size {pool.quorum_size}",
                           router=router_name, target=target_name, ready=readiness.ready, reason=readiness.reason)
-        if changed:
+        if ready_changed:
             self._publish(router)
             event = self._changed.pop(router_name, None)
             if event is not None:
@@ -156,13 +237,19 @@ class PoolMonitor:
         pool = router.pool
         return pool is not None and sum(1 for t in pool.targets if t.ready) < pool.quorum_size
 
-    async def wait_quorum(self, router: Router) -> bool:
-        """Wait up to the pool's quorum-timeout for quorum-size ready targets; True once met."""
+    def ready_node(self, router: Router, node_id: str) -> bool:
         pool = router.pool
-        if pool is None or pool.quorum_timeout <= 0:
-            return not self.below_quorum(router)
-        deadline = time.monotonic() + pool.quorum_timeout / 1000.0
-        while self.below_quorum(router):
+        return pool is not None and pool.ready_target(node_id) is not None
+
+    async def wait_until(self, router: Router, done: Callable[[], bool], timeout_ms: int) -> bool:
+        """Wait up to ``timeout_ms`` for ``done()``, re-checked whenever a readiness of this router
+        changes; True once it holds. (The broker re-checks every 100 ms or spins; we wake at once.)"""
+        if done():
+            return True
+        if timeout_ms <= 0:
+            return False
+        deadline = time.monotonic() + timeout_ms / 1000.0
+        while not done():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
@@ -170,5 +257,22 @@ class PoolMonitor:
             try:
                 await asyncio.wait_for(event.wait(), remaining)
             except asyncio.TimeoutError:
-                return False
+                return done()
         return True
+
+    async def wait_quorum(self, router: Router) -> bool:
+        """AbstractPool.getTargets: wait up to quorum-timeout for quorum-size ready targets."""
+        pool = router.pool
+        if pool is None:
+            return False
+        return await self.wait_until(router, lambda: not self.below_quorum(router), pool.quorum_timeout)
+
+    async def wait_cached(self, router: Router, node_id: str) -> bool:
+        """AbstractPool.getReadyTarget: wait up to quorum-timeout while the quorum is not met,
+        until the cached node is ready (True) or the quorum is met (False: choose again)."""
+        pool = router.pool
+        if pool is None:
+            return False
+        await self.wait_until(router, lambda: self.ready_node(router, node_id) or not self.below_quorum(router),
+                              pool.quorum_timeout)
+        return self.ready_node(router, node_id)

@@ -26,7 +26,7 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
             ok, identity = env.identify(event.username, event.password)
             if not ok:
                 code = BAD_USER_NAME_OR_PASSWORD if event.is_v5 else NOT_AUTHORIZED_3
-                await io.write(server.connack(code))
+                io.write(server.connack(code))
                 env.auth_failed("MQTT", event.username)
                 return
             client_id = event.client_id or str(uuid.uuid4())
@@ -38,7 +38,7 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
                 answer = server.redirect(decision.host, decision.port)
             else:
                 answer = server.refuse(decision.status)
-            await io.write(answer)
+            io.write(answer)
             io.mark_answered(env.linger)
             return  # MQTTRoutingHandler disconnects after the CONNACK
         data = await io.read()

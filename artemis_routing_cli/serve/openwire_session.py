@@ -1,8 +1,11 @@
 """OpenWire on a redirecting acceptor: the broker's WireFormatInfo at once, BrokerInfo after the
 client's, then ConnectionInfo -> ConnectionControl(redirect) and close, or close (refusal).
 
-A client that is not fault tolerant (no ``failover:`` URL) is refused before any routing, with
-the broker's "Client not fault tolerant" exception and a close 2 s later.
+OpenWireConnection.processAddConnection validates the user first: one that ``--users-file``
+rejects gets the broker's SecurityException ("User name [U] or password is invalid.", caused by
+AMQ229031) and the connection is stopped 2 s later. Then a client that is not fault tolerant (no
+``failover:`` URL) is refused before any routing, with the broker's "Client not fault tolerant"
+exception and a close 2 s later.
 """
 
 from __future__ import annotations
@@ -15,12 +18,12 @@ from .conn import ConnIO, Env
 
 async def run(io: ConnIO, first: bytes, env: Env) -> None:
     server = OpenWireServer(broker_id=env.own_node_id, broker_name=env.broker_name)
-    await io.write(server.handshake_bytes())
+    io.write(server.handshake_bytes())
     events = server.receive_data(first)
     while True:
         for event in events:
             if isinstance(event, WireFormatReceived):
-                await io.write(server.reply(event))
+                io.write(server.reply(event))
             elif isinstance(event, ConnectionInfoReceived):
                 await _connection(io, server, event, env)
                 return
@@ -31,15 +34,15 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
 
 
 async def _connection(io: ConnIO, server: OpenWireServer, event: ConnectionInfoReceived, env: Env) -> None:
-    if not event.fault_tolerant:
+    ok, identity = env.identify(event.username, event.password)
+    if not ok:
+        env.auth_failed("OPENWIRE", event.username)
+        answer = server.reject_security(env.peer.remote_address)
+    elif not event.fault_tolerant:
         env.log.info("handshake", f"{env.peer.remote_address} [OPENWIRE]: client not fault tolerant: refused "
                                   "before routing", remote=env.peer.remote_address)
         answer = server.refuse("REFUSED_USE_ANOTHER")
     else:
-        ok, identity = env.identify(event.username, event.password)
-        if not ok:
-            env.auth_failed("OPENWIRE", event.username)
-            return
         decision = await env.route("OPENWIRE", client_id=event.client_id,
                                    username=identity.user if identity else event.username,
                                    roles=identity.roles if identity else ())
@@ -48,7 +51,7 @@ async def _connection(io: ConnIO, server: OpenWireServer, event: ConnectionInfoR
             answer = server.redirect(decision.host, decision.port)
         else:
             answer = server.refuse(decision.status)
-    await io.write(answer)
+    io.write(answer)
     io.mark_answered(env.linger)
     if server.close_delay_ms:
         await asyncio.sleep(server.close_delay_ms / 1000.0)  # OpenWireConnection's delayed stop

@@ -15,6 +15,8 @@ import ssl
 from dataclasses import dataclass, field
 
 from ..config.model import BrokerConfig
+from ..errors import UsageError
+from ..probe.jolokia import check_template
 from ..routing.cache import monotonic_ms
 from ..routing.router import Router
 from ..routing.targets import TargetState
@@ -27,7 +29,7 @@ from .listeners import DEFAULT_BIND_HOST, ListenerSpec, parse_host_port, plan_li
 from .log import ServeLog
 from .management import MAX_HEAD_BYTES, ManagementServer
 from .metrics import Metrics
-from .monitor import Checker, PoolMonitor, tcp_checker
+from .monitor import Checker, PoolMonitor, jolokia_checker, tcp_checker
 from .store import CacheDatabase
 from .tls import server_context
 
@@ -58,7 +60,8 @@ class ServeOptions:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     linger: float = DEFAULT_LINGER
     monitor: bool = True
-    checker: Checker | None = None  # None with monitor on: tcp_checker
+    checker: Checker | None = None  # None with monitor on: jolokia_checker with jolokia, else tcp_checker
+    jolokia: str | None = None  # URL template of the targets' Jolokia (as ``arouter probe --jolokia``)
     seed: int | None = None
 
 
@@ -85,7 +88,7 @@ class Server:
                 router.cache.load(service.store.entries)
                 router.cache.store = service.store
             self.services[router.name] = service
-        checker = (options.checker or tcp_checker(cfg)) if options.monitor else None
+        checker = self._checker() if options.monitor else None
         self.monitor = PoolMonitor([s.router for s in self.services.values()], checker, self.log, self.metrics)
         self.limits = Limits(options.handshake_timeout, options.max_frame_size, options.max_connections,
                              options.linger)
@@ -94,6 +97,17 @@ class Server:
         self._servers: list[asyncio.base_events.Server] = []
         self._open: dict[str, int] = {}
         self._stopping: asyncio.Event | None = None
+
+    def _checker(self) -> Checker:
+        options = self.options
+        if options.checker is not None:
+            return options.checker
+        if options.jolokia is not None:
+            problem = check_template(options.jolokia)
+            if problem:
+                raise UsageError(f"--jolokia {options.jolokia!r}: {problem}")
+            return jolokia_checker(self.cfg, options.jolokia)
+        return tcp_checker(self.cfg)
 
     def _open_db(self) -> CacheDatabase | None:
         persisted = [r.name for r in self.cfg.connection_routers if r.cache is not None and r.cache.persisted]
@@ -116,7 +130,10 @@ class Server:
                 log.warning("startup", f"router {name}: {warning}")
             if router.pool is not None:
                 guessed = [t.name for t in router.pool.placeholders if not t.local]
-                if guessed and not any("node ids unknown" in w for w in router.warnings):
+                if guessed and self.monitor.enabled and self.options.jolokia is not None:
+                    log.info("startup", f"router {name}: node ids of {', '.join(guessed)} will be read over "
+                                        "the management API (--jolokia)")
+                elif guessed and not any("node ids unknown" in w for w in router.warnings):
                     log.warning("startup", f"router {name}: node ids unknown for {', '.join(guessed)}: their connector "
                                            "names stand in (CORE redirects and CONSISTENT_HASH use node ids; "
                                            "give --node-id TARGET=UUID or --targets)")
@@ -131,6 +148,11 @@ class Server:
                                 "(REFUSED_USE_ANOTHER)")
         if not self.monitor.enabled:
             log.info("startup", "pool monitoring off: target readiness comes from --down/--targets")
+        elif self.options.checker is None:
+            how = (f"CORE handshake + Jolokia {self.options.jolokia} (Active, NodeID, ConnectionCount)"
+                   if self.options.jolokia else "TCP connect, without the management API (--jolokia URL-TEMPLATE "
+                                                "to read Active, NodeID and ConnectionCount)")
+            log.info("startup", f"pool monitoring: every check-period, {how}")
 
     async def start(self) -> None:
         self._stopping = asyncio.Event()
@@ -161,8 +183,6 @@ class Server:
             server = await asyncio.start_server(on_client, spec.host, spec.port, ssl=ctx, backlog=1024,
                                                 ssl_handshake_timeout=self.limits.handshake_timeout if ctx else None)
         except OSError as exc:
-            from ..errors import UsageError
-
             raise UsageError(f"cannot listen on {spec.host}:{spec.port} for {spec.name} "
                              f"({exc.strerror or exc})") from None
         self._servers.append(server)

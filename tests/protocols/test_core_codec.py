@@ -367,3 +367,22 @@ def test_client_decodes_a_session_response_and_unknown_types() -> None:
     client = CoreClient()
     events = client.receive_data(frame(31, 1, struct.pack(">i", 136)) + frame(-5, 1, b"\x00") + frame(22, 1, b""))
     assert [type(e).__name__ for e in events] == ["SessionCreated", "FailoverCheckReplied", "UnhandledPacket"]
+
+
+@pytest.mark.parametrize(("user", "shown"), [("alice", "alice"), (None, "null")])
+def test_security_rejection_is_code_105_and_keeps_the_connection_open(user: str | None, shown: str) -> None:
+    server = CoreServer(node_id="n", router="r")
+    server.receive_data(b"ARTEMIS" + client_ping() + client_create_session(user=user))
+    answer = server.reject_security("/10.0.0.9:5000")
+    message = (f"AMQ229031: Unable to validate user from /10.0.0.9:5000. Username: {shown}; "
+               "SSL certificate subject DN: unavailable")
+    assert answer == frame(20, 1, struct.pack(">i", 105) + nstring(message))
+    assert b"s3cret-pw" not in answer
+    assert server.state is CoreState.OPEN
+    # the client may try again on the same connection, e.g. with better credentials
+    assert isinstance(server.receive_data(client_create_session())[0], CreateSessionReceived)
+
+
+def test_security_rejection_needs_a_pending_session() -> None:
+    with pytest.raises(RuntimeError):
+        CoreServer(node_id="n", router="r").reject_security("/10.0.0.9:5000")

@@ -339,3 +339,67 @@ def test_answer_without_connection_info_is_a_local_error() -> None:
 def test_protocol_errors(data: bytes) -> None:
     with pytest.raises(ProtocolError):
         server().receive_data(data)
+
+
+def _utf_bytes(text: str) -> bytes:
+    return struct.pack(">h", len(text)) + text.encode("ascii")
+
+
+SEC_CLASS = "java.lang.SecurityException"
+SEC_CAUSE = "org.apache.activemq.artemis.api.core.ActiveMQSecurityException"
+
+
+def _cause_text(user: str) -> str:
+    return (f"AMQ229031: Unable to validate user from /10.0.0.9:5000. Username: {user}; "
+            "SSL certificate subject DN: unavailable")
+
+
+def test_security_rejection_tight_with_stack_traces_carries_the_cause() -> None:
+    srv = server()
+    srv.receive_data(client_wireformat() + client_connection_info_tight(command_id=9))
+    out = srv.reject_security("/10.0.0.9:5000")
+    # rr F; throwable T, class T/ascii T, message T/ascii T; cause T, class T/T, message T/T; null F
+    expected = prefixed(
+        b"\x1f"
+        + bits(False, True, True, True, True, True, True, True, True, True, True, False)
+        + struct.pack(">i", 0)
+        + struct.pack(">i", 9)
+        + _utf_bytes(SEC_CLASS) + _utf_bytes("User name [alice] or password is invalid.") + struct.pack(">h", 0)
+        + _utf_bytes(SEC_CAUSE) + _utf_bytes(_cause_text("alice")) + struct.pack(">h", 0)
+    )
+    assert out == expected
+    assert b"pa55wd" not in out
+    assert srv.close_delay_ms == 2000
+    assert srv.state is OpenWireState.CLOSED
+
+
+def test_security_rejection_loose_without_stack_traces_sends_no_cause() -> None:
+    srv = server()
+    srv.receive_data(client_wireformat(tight=False, stack_trace=False) + client_connection_info_loose())
+    out = srv.reject_security("/10.0.0.9:5000")
+    message = "User name [bob] or password is invalid."
+    expected = prefixed(b"\x1f" + struct.pack(">i", 0) + b"\x00" + struct.pack(">i", 1)
+                        + b"\x01" + b"\x01" + _utf_bytes(SEC_CLASS) + b"\x01" + _utf_bytes(message))
+    assert out == expected
+
+
+def test_security_rejection_of_a_single_throwable_matches_the_marshaller() -> None:
+    """Without stack traces the chain encoder and openwire_marshal agree byte for byte."""
+    srv = server()
+    srv.receive_data(client_wireformat(stack_trace=False) + client_connection_info_tight(command_id=4))
+    out = srv.reject_security("/10.0.0.9:5000")
+    same = ow.encode_exception_response(4, SEC_CLASS, "User name [alice] or password is invalid.",
+                                        tight=True, stack_trace=False)
+    assert out == ow.size_prefixed(same)
+
+
+def test_security_rejection_without_response_required_is_a_connection_error() -> None:
+    srv = server()
+    info = bytearray(client_connection_info_tight())
+    info[6] &= ~1  # clear the first BooleanStream bit: responseRequired
+    srv.receive_data(client_wireformat(stack_trace=False) + bytes(info))
+    out = srv.reject_security("/10.0.0.9:5000")
+    same = ow.encode_connection_error(SEC_CLASS, "User name [alice] or password is invalid.",
+                                      tight=True, stack_trace=False)
+    assert out == ow.size_prefixed(same)
+    assert srv.close_delay_ms == 2000

@@ -24,11 +24,12 @@ class Running:
     """A started Server on its own loop thread; ``port(name)`` gives a listener's bound port."""
 
     def __init__(self, server: Server, loop: asyncio.AbstractEventLoop, thread: threading.Thread,
-                 records: list[dict]) -> None:
+                 records: list[dict], logged: threading.Condition) -> None:
         self.server = server
         self.loop = loop
         self.thread = thread
         self.records = records
+        self.logged = logged
 
     def port(self, name: str = "listen-1") -> int:
         return self.server.addresses[name][1]
@@ -44,6 +45,13 @@ class Running:
             return fn(*args)
         return asyncio.run_coroutine_threadsafe(wrapper(), self.loop).result(HANG_GUARD)
 
+    def wait_for(self, predicate, what: str) -> dict:
+        """The first log record matching ``predicate``, waiting (on the log's condition) if needed."""
+        with self.logged:
+            found = self.logged.wait_for(lambda: next((r for r in self.records if predicate(r)), None), HANG_GUARD)
+        assert found is not None, f"no log record: {what}"
+        return found
+
     def routes(self) -> list[dict]:
         return [r for r in list(self.records) if r["event"] == "route"]
 
@@ -58,7 +66,14 @@ class Running:
 def start_server(config_path: Path, options: ServeOptions) -> Running:
     cfg = load(str(config_path))
     records: list[dict] = []
-    log = ServeLog("json", stream=io.StringIO(), sink=records.append)
+    logged = threading.Condition()
+
+    def sink(record: dict) -> None:
+        with logged:
+            records.append(record)
+            logged.notify_all()
+
+    log = ServeLog("json", stream=io.StringIO(), sink=sink)
     server = Server(cfg, options, log)
     loop = asyncio.new_event_loop()
     started = threading.Event()
@@ -81,7 +96,7 @@ def start_server(config_path: Path, options: ServeOptions) -> Running:
     assert started.wait(HANG_GUARD)
     if failure:
         raise failure[0]
-    return Running(server, loop, thread, records)
+    return Running(server, loop, thread, records, logged)
 
 
 @pytest.fixture

@@ -63,6 +63,9 @@ def test_serve_redirects_logs_json_and_stops_on_sigterm(tmp_path):
     (["--listen", "127.0.0.1:0", "--router", "nope"], "no connection router named 'nope'"),
     (["--management-user", "admin", "--management", "127.0.0.1:0"], "AROUTER_MANAGEMENT_PASSWORD"),
     ([], "no acceptor carries router=NAME"),
+    (["--jolokia", "ftp://{host}/jolokia"], "--jolokia 'ftp://{host}/jolokia': must start with http://"),
+    (["--jolokia", "http://{host}:8161/{nope}"], "unknown placeholder {nope}"),
+    (["--jolokia", "http://{host}:8161/console/jolokia", "--no-monitor"], "drop --no-monitor"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(tmp_path, args, message):
     config = tmp_path / "broker.xml"
