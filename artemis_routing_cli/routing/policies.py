@@ -110,9 +110,21 @@ class Ring:
 class ConsistentHashPolicy(Policy):
     name = "CONSISTENT_HASH"
 
+    def __init__(self, properties: Mapping[str, str]) -> None:
+        super().__init__(properties)
+        self._ring_for: tuple[Target, ...] = ()
+        self._ring: Ring | None = None
+
+    def ring(self, targets: Sequence[Target]) -> Ring:
+        """The broker builds its TreeMap on every call; the result only depends on the targets."""
+        key = tuple(targets)
+        if self._ring is None or key != self._ring_for:
+            self._ring_for, self._ring = key, Ring.build(key)
+        return self._ring
+
     def select(self, targets: Sequence[Target], key: str) -> Target | None:
         if len(targets) > 1:
-            return Ring.build(targets).lookup(fnv1a32(key))
+            return self.ring(targets).lookup(fnv1a32(key))
         return targets[0] if targets else None
 
     def explain(self) -> str:
