@@ -44,12 +44,16 @@ def analyze_command(
                                          "under spark-submit, the submitted one)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
                                              help="Spark configuration (repeat)."),
+    engine: str = typer.Option("auto", "--engine",
+                               help="auto (Spark SQL + Java UDFs where exact, else pandas), jvm or pandas."),
     spark_log_level: str = typer.Option("ERROR", "--spark-log-level",
                                          help="Spark's own log level on stderr (WARN, INFO, ...)."),
 ) -> None:
     """Route a whole key population on Spark: per-target counts, refusals, imbalance and what-ifs."""
     if fmt not in ("text", "json"):
         raise UsageError(f"--format {fmt!r}: choose text or json")
+    if engine not in ("auto", "jvm", "pandas"):
+        raise UsageError(f"--engine {engine!r}: choose auto, jvm or pandas")
     if report is not None and not report.lower().endswith((".html", ".htm")):
         raise UsageError(f"--report {report!r}: the report is HTML, name it FILE.html")
     import json
@@ -76,6 +80,7 @@ def analyze_command(
     spark = start_session(master, spark_conf, spark_log_level)
     try:
         summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
+                          engine=engine,
                           output_format=output_format,
                           progress=lambda msg: err.print(f"arouter: {msg}", highlight=False))
     finally:

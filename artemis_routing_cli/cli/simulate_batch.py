@@ -8,17 +8,22 @@ The router cache persists across the batch, as in a live broker.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
+import operator
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, TextIO
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
-from ..routing.batch import route_batch
+from ..routing.batch import BatchInput, BatchResult, batch_router
 from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.targets import TargetState
@@ -28,14 +33,6 @@ from .simulate_one import select_routers
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
 # Show a progress bar for files at least this large (bytes) when stderr is a terminal.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
-
-
-def _text_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]:
-    lines = data.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the final line terminator does not start another key
-    for n, line in enumerate(lines, 1):
-        yield n, {"key": line}
 
 
 def _csv_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]:
@@ -66,21 +63,99 @@ def _check_columns(path: str, names: list[str], line: int = 1) -> None:
                          file=path, line=line, column=1)
 
 
-def read_keys(path: str) -> tuple[list[tuple[int, dict[str, str]]], int]:
+@dataclass(frozen=True)
+class KeysFile:
+    """A keys file as read: a plain text file (``text``: valid UTF-8, split into keys chunk by chunk)
+    or ``records`` (CSV / JSON lines, each with its line number)."""
+
+    size: int  # bytes
+    text: bytes | None
+    records: list[tuple[int, dict[str, str]]] | None
+
+    def __len__(self) -> int:
+        if self.text is None:
+            return len(self.records or ())
+        return self.text.count(b"\n") + (0 if self.text.endswith(b"\n") or not self.text else 1)
+
+    def key_chunks(self) -> Iterator[list[str]]:
+        """The keys of a text file, in order, a few hundred kilobytes at a time.
+
+        One key per line: only the ``\\n`` separator is removed, an empty line is the empty string, and
+        the final line terminator does not start another key.
+        """
+        for keys, _ in self.line_chunks():
+            yield keys
+
+    def line_chunks(self) -> Iterator[tuple[list[str], list[bytes]]]:
+        """:meth:`key_chunks` with each key's line as written (its UTF-8 bytes)."""
+        for piece in _pieces(self.text or b""):
+            keys = piece.decode("utf-8").split("\n")
+            lines = piece.split(b"\n")
+            if piece.endswith(b"\n"):
+                keys.pop()
+                lines.pop()
+            yield keys, lines
+
+    def keys(self) -> list[str]:
+        return [k for chunk in self.key_chunks() for k in chunk]
+
+
+# Bytes of a text keys file decoded and routed at a time: bounds the memory a batch holds.
+TEXT_CHUNK_BYTES = 1 << 18
+
+
+def _pieces(raw: bytes) -> Iterator[bytes]:
+    """``raw`` in consecutive pieces, each ending just after a newline (but the last): as UTF-8 never
+    has a newline byte inside a character, each piece decodes on its own."""
+    start = 0
+    while start < len(raw):
+        cut = raw.find(b"\n", start + TEXT_CHUNK_BYTES) + 1
+        end = cut if cut > 0 else len(raw)
+        yield raw[start:end]
+        start = end
+
+
+def _check_utf8(path: str, raw: bytes) -> None:
+    offset = 0
+    for piece in _pieces(raw):
+        try:
+            piece.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, offset + exc.start) + 1
+            raise UsageError("not valid UTF-8", file=path, line=line, column=1) from None
+        offset += len(piece)
+
+
+def load_keys(path: str) -> KeysFile:
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise UsageError("keys file not found", file=path) from None
     except OSError as exc:
         raise UsageError(f"cannot read keys file: {exc.strerror or exc}", file=path) from None
+    suffix = Path(path).suffix.lower()
+    reader = {".csv": _csv_records, ".jsonl": _jsonl_records, ".ndjson": _jsonl_records}.get(suffix)
+    if reader is None:
+        _check_utf8(path, raw)
+        return KeysFile(len(raw), raw, None)
     try:
         data = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise UsageError("not valid UTF-8", file=path, line=line, column=1) from None
-    suffix = Path(path).suffix.lower()
-    reader = {".csv": _csv_records, ".jsonl": _jsonl_records, ".ndjson": _jsonl_records}.get(suffix, _text_records)
-    return list(reader(path, data)), len(raw)
+    return KeysFile(len(raw), None, list(reader(path, data)))
+
+
+def read_keys(path: str) -> tuple[list[tuple[int, dict[str, str]]], int]:
+    """Every record of a keys file with its line number, and the file's size in bytes."""
+    loaded = load_keys(path)
+    return _records(loaded), loaded.size
+
+
+def _records(loaded: KeysFile) -> list[tuple[int, dict[str, str]]]:
+    if loaded.text is not None:
+        return [(n, {"key": k}) for n, k in enumerate(loaded.keys(), 1)]
+    return loaded.records or []
 
 
 def connection_for(router: Router, record: dict[str, str], path: str, line: int) -> tuple[Connection, str]:
@@ -96,6 +171,47 @@ def _column_of(key_type: str) -> str:
     return next(c for c, kt in RECORD_COLUMNS.items() if kt == key_type)
 
 
+# Key types whose ``key`` column is used as given: route_batch takes those strings directly.
+_PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "SNI_HOST", "ROLE_NAME")
+# Records routed (and then encoded and written) at a time: bounds the memory a batch holds.
+CHUNK = 1 << 14
+
+
+def batch_inputs(router: Router, loaded: KeysFile, path: str, management: bool) -> tuple[list[object], BatchInput]:
+    """The keys shown in the output and what route_batch routes, for one router, in input order."""
+    keys: list[object] | None = None
+    if loaded.text is not None:
+        keys = list(loaded.keys())
+    else:
+        records = loaded.records or []
+        if management:
+            keys = [rec.get("key", "") for _, rec in records]
+        elif all("key" in rec for _, rec in records):
+            keys = [rec["key"] for _, rec in records]
+            if not all(issubclass(t, str) for t in set(map(type, keys))):
+                keys = None
+    if keys is not None and (management or router.key_type in _PLAIN_KEY_TYPES):
+        # The key column holds the key type's value: route_batch builds the same connection from it.
+        return keys, keys  # type: ignore[return-value]
+    pairs = [connection_for(router, rec, path, line) for line, rec in _records(loaded)]
+    return [shown for _, shown in pairs], [conn for conn, _ in pairs]
+
+
+def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool
+                  ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
+    """Consecutive chunks of (shown keys, route_batch input, the keys' UTF-8 lines when read from a
+    text file); every input error comes before the first chunk."""
+    if loaded.text is not None and (management or router.key_type in _PLAIN_KEY_TYPES):
+        for keys, lines in loaded.line_chunks():  # nothing to check: stream the file
+            for start in range(0, len(keys), CHUNK):
+                part = keys[start:start + CHUNK]
+                yield part, part, lines[start:start + CHUNK]
+        return
+    shown, inputs = batch_inputs(router, loaded, path, management)
+    for start in range(0, len(shown), CHUNK):
+        yield shown[start:start + CHUNK], inputs[start:start + CHUNK], None
+
+
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,
               fmt: str, seed: int | None, management: bool) -> None:
     if fmt not in ("jsonl", "csv"):
@@ -103,7 +219,7 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     routers = select_routers(cfg, state, router, seed)
     for r in routers:
         r.tracing = False
-    records, size = read_keys(keys_file)
+    loaded = load_keys(keys_file)
     with_router = len(routers) > 1
     err = stderr_console()
     for r in routers:
@@ -113,20 +229,15 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     tmp = Path(output + ".tmp") if output else None
     sink = open(tmp, "w", encoding="utf-8", newline="") if tmp else sys.stdout
     try:
-        writer = _writer(sink, fmt, with_router)
-        progress = _progress(size, len(records) * len(routers))
+        writer = (CsvWriter if fmt == "csv" else JsonLinesWriter)(sink, with_router)
+        progress = _progress(loaded.size, len(routers), loaded)
         for r in routers:
-            if management:
-                shown_keys = [rec.get("key", "") for _, rec in records]
-                result = route_batch(r, shown_keys, management=True)
-            else:
-                pairs = [connection_for(r, rec, keys_file, line) for line, rec in records]
-                shown_keys = [shown for _, shown in pairs]
-                result = route_batch(r, [conn for conn, _ in pairs])
-            for shown, rec in zip(shown_keys, result.records(), strict=True):
-                writer({"router": r.name, "key": shown, **rec} if with_router else {"key": shown, **rec})
+            # One batch per router, routed chunk by chunk (the router's cache persists across chunks).
+            route = batch_router(r, management=management)
+            for shown, inputs, lines in _input_chunks(r, loaded, keys_file, management):
+                writer.write(r.name, shown, route(inputs), lines)
                 if progress is not None:
-                    progress.advance()
+                    progress.advance(len(shown))
         if progress is not None:
             progress.close()
     except BaseException:
@@ -141,21 +252,188 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
         sink.flush()
 
 
-def _writer(sink: io.TextIOBase, fmt: str, with_router: bool):  # noqa: ANN202
-    if fmt == "csv":
-        fields = (("router",) if with_router else ()) + FIELDS
-        w = csv.DictWriter(sink, fieldnames=fields, lineterminator="\n")
-        w.writeheader()
+# -- output -------------------------------------------------------------------------------------
+# Both writers produce, byte for byte, what writing one dict per record would:
+#   JSON lines: json.dumps({"router"?, "key", "key_value", "status", "target", "node_id", "local"},
+#               ensure_ascii=False) + "\n"
+#   CSV: csv.DictWriter(fieldnames=FIELDS, lineterminator="\n"), None as "", booleans as true/false.
+# They work on whole columns (``tests/cli/test_batch_output.py`` compares them with those).
+def _columns(shown: Sequence[object], result: BatchResult) -> list[list[object]]:
+    if len(shown) != len(result):
+        raise ValueError("one shown key per result")
+    return [list(shown), result.key_value.tolist(), result.status.tolist(), result.target.tolist(),
+            result.node_id.tolist(), result.local.tolist()]
 
-        def write_csv(rec: dict[str, object]) -> None:
-            w.writerow({k: ("" if v is None else str(v).lower() if isinstance(v, bool) else v)
-                        for k, v in rec.items()})
-        return write_csv
-    dumps = json.dumps
 
-    def write_jsonl(rec: dict[str, object]) -> None:
-        sink.write(dumps(rec, ensure_ascii=False) + "\n")
-    return write_jsonl
+# Pieces joined per write: a few hundred records, small enough for malloc to reuse its memory
+# from one write to the next instead of mapping (and page-faulting) fresh memory each time.
+WRITE_PIECES = 1280
+
+
+class JsonLinesWriter:
+    def __init__(self, sink: TextIO, with_router: bool) -> None:
+        self._sink = sink
+        self._with_router = with_router
+
+    def write(self, router: str, shown: Sequence[object], result: BatchResult,
+              lines: list[bytes] | None = None) -> None:
+        """Write the records of ``result`` (``shown``: the input keys, in the same order; ``lines``:
+        optionally, each key's UTF-8 encoding)."""
+        head = f'{{"router": {_dumps(router)}, "key": ' if self._with_router else '{"key": '
+        cols = _columns(shown, result)
+        binary = self._binary_sink()
+        if binary is not None and lines is not None and all(map(operator.is_, cols[0], cols[1])):
+            pieces_b = json_line_bytes(head, lines, *cols[2:])
+            if pieces_b is not None:
+                self._sink.flush()
+                for start in range(0, len(pieces_b), WRITE_PIECES):
+                    binary.write(b"".join(pieces_b[start:start + WRITE_PIECES]))
+                return
+        pieces = json_line_pieces(head, *cols)
+        for start in range(0, len(pieces), WRITE_PIECES):
+            self._sink.write("".join(pieces[start:start + WRITE_PIECES]))
+
+    def _binary_sink(self) -> BinaryIO | None:
+        """The byte stream under the text sink, when writing UTF-8 there is writing the text: the sink
+        encodes UTF-8 and a newline stays a newline (newline="" or a POSIX os.linesep)."""
+        binary = getattr(self._sink, "buffer", None)
+        encoding = getattr(self._sink, "encoding", None)
+        if binary is None or not isinstance(encoding, str) or os.linesep != "\n":
+            return None
+        try:
+            return binary if codecs.lookup(encoding).name == "utf-8" else None  # type: ignore[no-any-return]
+        except LookupError:
+            return None
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+# json.dumps's encoder (ensure_ascii=False, otherwise the defaults) but with a raw newline between list
+# items: an encoded value never contains one (a newline in a string is written \\n), so splitting a
+# list's encoding on newlines gives each item's own encoding.
+_COLUMN_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=("\n", ": "))
+
+
+def encode_column(values: list[object]) -> list[str] | None:
+    """``json.dumps(v, ensure_ascii=False)`` of each value, in one C-level pass.
+
+    None when a value is a list or dict with more than one item (its own separators would differ).
+    """
+    if not values:
+        return []
+    parts = _COLUMN_ENCODER.encode(values)[1:-1].split("\n")
+    return parts if len(parts) == len(values) else None
+
+
+def json_lines(head: str, keys: list[object], key_values: list[object], status: list[object],
+               targets: list[object], node_ids: list[object], local: list[object]) -> str:
+    """The JSON lines of these records; ``head`` opens each line up to the key's value."""
+    return "".join(json_line_pieces(head, keys, key_values, status, targets, node_ids, local))
+
+
+def json_line_pieces(head: str, keys: list[object], key_values: list[object], status: list[object],
+                     targets: list[object], node_ids: list[object], local: list[object]) -> list[str]:
+    """:func:`json_lines` as pieces to concatenate."""
+    n = len(keys)
+    same = all(map(operator.is_, keys, key_values))
+    raw_keys = _verbatim(keys)
+    raw_values = raw_keys if same else _verbatim(key_values)
+    # The rest of a line depends on few distinct (status, target, node_id, local): encode each once.
+    rest = zip(status, targets, node_ids, local, strict=True)
+    if raw_keys and raw_values:
+        # Nothing to escape: the strings go between the quotes as they are.
+        pieces: list[object] = [head + '"', "", '", "key_value": "', "", ""] * n
+        pieces[1::5] = keys
+        pieces[3::5] = key_values
+        pieces[4::5] = map(_Tails('"').__getitem__, rest)
+        return pieces  # type: ignore[return-value]
+    tails = map(_Tails("").__getitem__, rest)
+    enc_keys = encode_column(keys)
+    enc_values = enc_keys if same else encode_column(key_values)
+    if enc_keys is None or enc_values is None:
+        return [f"{head}{_dumps(k)}, \"key_value\": {_dumps(v)}{t}"
+                for k, v, t in zip(keys, key_values, tails, strict=True)]
+    pieces = [head, "", ', "key_value": ', "", ""] * n
+    pieces[1::5] = enc_keys
+    pieces[3::5] = enc_values
+    pieces[4::5] = tails
+    return pieces  # type: ignore[return-value]
+
+
+def json_line_bytes(head: str, lines: list[bytes], status: list[object], targets: list[object],
+                    node_ids: list[object], local: list[object]) -> list[bytes] | None:
+    """The UTF-8 pieces of the JSON lines whose key and key_value are both the key whose UTF-8
+    encoding each of ``lines`` is; None if some key needs escaping in JSON."""
+    joined = b"\n".join(lines)
+    if len(joined.translate(None, _JSON_ESCAPED_BYTES)) != len(joined):
+        return None
+    pieces: list[bytes] = [(head + '"').encode("utf-8"), b"", b'", "key_value": "', b"", b""] * len(lines)
+    pieces[1::5] = lines
+    pieces[3::5] = lines
+    pieces[4::5] = map(_Tails('"', binary=True).__getitem__, zip(status, targets, node_ids, local, strict=True))
+    return pieces
+
+
+# What json.dumps(ensure_ascii=False) escapes in a string: the quote, the backslash, C0 controls.
+_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+# The same bytes in UTF-8 (all ASCII), but the newline that json_line_bytes puts between lines.
+_JSON_ESCAPED_BYTES = bytes(c for c in range(0x20) if c != 0x0A) + b'"\\'
+
+
+def _verbatim(values: list[object]) -> bool:
+    """Whether every value is a string that JSON writes as its own characters between quotes."""
+    if not all(issubclass(t, str) for t in set(map(type, values))):
+        return False
+    return _JSON_ESCAPED.search("".join(values)) is None  # type: ignore[arg-type]
+
+
+class _Tails(dict):  # type: ignore[type-arg]
+    """The end of a line for each (status, target, node_id, local), after ``prefix``."""
+
+    def __init__(self, prefix: str, *, binary: bool = False) -> None:
+        super().__init__()
+        self._prefix = prefix
+        self._binary = binary
+
+    def __missing__(self, key: tuple[object, object, object, object]) -> str | bytes:
+        text = self._prefix + _tail(key)
+        value = self[key] = text.encode("utf-8") if self._binary else text
+        return value
+
+
+def _tail(key: tuple[object, object, object, object]) -> str:
+    status, target, node_id, local = key
+    return ", " + _dumps({"status": status, "target": target, "node_id": node_id, "local": local})[1:] + "\n"
+
+
+class CsvWriter:
+    def __init__(self, sink: TextIO, with_router: bool) -> None:
+        self._fields = (("router",) if with_router else ()) + FIELDS
+        self._csv = csv.writer(sink, lineterminator="\n")
+        self._csv.writerow(self._fields)
+        self._with_router = with_router
+
+    def write(self, router: str, shown: Sequence[object], result: BatchResult,
+              lines: list[bytes] | None = None) -> None:
+        """Write the records of ``result`` (``shown``: the input keys, in the same order)."""
+        cols = [_csv_column(c) for c in _columns(shown, result)]
+        if self._with_router:
+            cols.insert(0, [_csv_value(router)] * len(result))
+        self._csv.writerows(zip(*cols, strict=True))
+
+
+def _csv_value(value: object) -> object:
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else value
+
+
+def _csv_column(values: list[object]) -> list[object]:
+    """A column as csv.DictWriter rows would hold it: None as "", booleans lower-case."""
+    kinds = set(map(type, values))
+    if type(None) in kinds or any(issubclass(k, bool) for k in kinds):
+        return list(map(_csv_value, values))
+    return values
 
 
 class _Bar:
@@ -167,8 +445,8 @@ class _Bar:
         self._task = self._p.add_task("routing keys", total=total)
         self._pending = 0
 
-    def advance(self) -> None:
-        self._pending += 1
+    def advance(self, count: int = 1) -> None:
+        self._pending += count
         if self._pending >= 10_000:
             self._p.advance(self._task, self._pending)
             self._pending = 0
@@ -177,7 +455,7 @@ class _Bar:
         self._p.stop()
 
 
-def _progress(size: int, total: int) -> _Bar | None:
+def _progress(size: int, routers: int, loaded: KeysFile) -> _Bar | None:
     if size < PROGRESS_MIN_BYTES or not sys.stderr.isatty():
         return None
-    return _Bar(total)
+    return _Bar(len(loaded) * routers)

@@ -18,6 +18,7 @@ from pathlib import Path
 from lxml import etree
 
 from ..errors import ConfigError
+from .gcpause import gc_paused
 from .positions import Locator
 from .substitution import Lookup, Replacement, substitute
 
@@ -136,6 +137,7 @@ def _pos_of_offset(text: str, offset: int) -> tuple[int, int]:
     return line, col
 
 
+@gc_paused()
 def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes: bytes | None = None) -> RawDocument:
     """Load one broker.xml into a substituted, XIncluded lxml tree with positions."""
     options = options or LoadOptions()
@@ -258,6 +260,8 @@ def _substitute_nodes(
     replacements: list[tuple[str, int, int, Replacement]],
 ) -> None:
     """The broker's second pass: ``${}`` in every attribute and text node after XInclude."""
+    if b"${" not in etree.tostring(root):
+        return  # one C-level look at the whole tree (attributes, text, comments): nothing to replace
     for el in root.iter():
         pos = None
         attributes = el.attrib.items() if isinstance(el.tag, str) else []

@@ -8,11 +8,12 @@ layer and the rules report them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 
 from lxml import etree
 
+from .gcpause import gc_paused
 from .loader import RawDocument
 from .model import (
     DEFAULT_CHECK_PERIOD,
@@ -91,24 +92,71 @@ def java_double(text: str) -> float | None:
         return None
 
 
+class ChildFields(Mapping[str, FieldValue]):
+    """An element's child elements by local name, in document order: for each name the trimmed text
+    and position of its first occurrence and how many there are.
+
+    Text and position are read when a name is first looked up: most are never asked for.
+    """
+
+    __slots__ = ("_first", "_count", "_values", "_locator")
+
+    def __init__(self, el: etree._Element, locator: Locator) -> None:
+        first: dict[str, etree._Element] = {}
+        count: dict[str, int] = {}
+        for child in el.iterchildren(etree.Element):
+            tag = child.tag
+            name = tag.rpartition("}")[2] if isinstance(tag, str) else ""
+            if name in first:
+                count[name] += 1
+            else:
+                first[name] = child
+                count[name] = 1
+        self._first = first
+        self._count = count
+        self._values: dict[str, FieldValue] = {}
+        self._locator = locator
+
+    def __getitem__(self, name: str) -> FieldValue:
+        value = self._values.get(name)
+        if value is None:  # the same value whoever reads it first
+            child = self._first[name]
+            value = FieldValue(text_content(child).strip(), self._locator.locate(child), self._count[name])
+            self._values[name] = value
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._first
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._first)
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def __repr__(self) -> str:
+        return f"ChildFields({dict(self)!r})"
+
+
 class _Reader:
     """Reads one element's settings as the broker does, remembering where each came from."""
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
         self.el = el
         self.locator = locator
-        collected: dict[str, FieldValue] = {}
-        for child in child_elements(el):
-            name = local(child)
-            if name in collected:
-                prev = collected[name]
-                collected[name] = FieldValue(prev.text, prev.pos, prev.count + 1)
-            else:
-                collected[name] = FieldValue(text_content(child).strip(), locator.locate(child), 1)
-        self.fields = MappingProxyType(collected)
+        self.fields = ChildFields(el, locator)
+        self._first: dict[str, etree._Element] | None = None
 
     def string(self, name: str, default: str | None = None) -> str | None:
-        found = first_descendant(self.el, name)
+        """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
+        first = self._first
+        if first is None:  # one pass over the (small) subtree answers every later question
+            first = {}
+            for d in self.el.iterdescendants(etree.Element):
+                tag = d.tag
+                first.setdefault(tag.rpartition("}")[2] if isinstance(tag, str) else "", d)
+            self._first = first
+        found = first.get(name)
         return text_content(found).strip() if found is not None else default
 
     def boolean(self, name: str, default: bool) -> bool:
@@ -129,6 +177,7 @@ class _Reader:
         return default if parsed is None else parsed
 
 
+@gc_paused()
 def build_config(doc: RawDocument) -> BrokerConfig:
     """Build the model from a loaded document."""
     core, loc = doc.core, doc.locator

@@ -40,17 +40,23 @@ class Locator:
         for el in root.iter():
             self._origin.setdefault(el, display)
 
+    @property
+    def has_includes(self) -> bool:
+        """Whether some element came from another file (through XInclude)."""
+        return bool(self._origin)
+
     def file_of(self, el: etree._Element) -> str:
-        return self._origin.get(el, self.main_file)
+        return self._origin.get(el, self.main_file) if self._origin else self.main_file
 
     def line_text(self, file: str, line: int) -> str:
         lines = self._lines.get(file, [])
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def locate(self, el: etree._Element) -> Pos:
-        file = self.file_of(el)
+        file = self._origin.get(el, self.main_file) if self._origin else self.main_file
         line = el.sourceline or 1
-        text = self.line_text(file, line)
+        lines = self._lines.get(file)
+        text = lines[line - 1] if lines is not None and 0 < line <= len(lines) else ""
         column = 1
         if text:
             raw_tag = el.tag

@@ -23,7 +23,8 @@ from typing import Any
 from lxml import etree
 
 from ..diagnostics import Diagnostic, RuleMeta, Severity
-from .positions import Pos
+from .gcpause import gc_paused
+from .positions import Locator, Pos
 from .schema_ids import CORE_NS, JUDGED_SECTIONS, duplicate_sections, id_problems
 from .schema_messages import Finding, ModelIndex, Translator
 
@@ -294,6 +295,7 @@ def _models() -> ModelIndex:
         return ModelIndex(xmlschema.XMLSchema(str(path)))
 
 
+@gc_paused()
 def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
                  file_of: Callable[[etree._Element], str] | None = None) -> list[Diagnostic]:
     """Validate the judged sections of ``core`` (``<core xmlns="urn:activemq:core">``).
@@ -323,10 +325,14 @@ def _check_section(section: etree._Element, locate: Callable[[etree._Element], P
                    file_of: Callable[[etree._Element], str]) -> list[Diagnostic]:
     schema = compiled_schema()
     clone = copy.deepcopy(section)
-    copies = list(clone.iter())
-    added_base = _mark_include_roots(section, copies, file_of)
+    copies: list[etree._Element] = []
+    added_base: set[etree._Element] = set()
+    if _may_include(file_of):
+        copies = list(clone.iter())
+        added_base = _mark_include_roots(section, copies, file_of)
     if schema.validate(clone):
         return []
+    copies = copies or list(clone.iter())
     originals = dict(zip(copies, section.iter(), strict=True))
     tree = clone.getroottree()
     translator = Translator(_models())
@@ -349,6 +355,12 @@ def _check_section(section: etree._Element, locate: Callable[[etree._Element], P
             hint = "include the whole enclosing section instead"
         out.append(_diagnostic(finding.rule, original, message, hint, locate, etree.QName(section).localname))
     return out
+
+
+def _may_include(file_of: Callable[[etree._Element], str]) -> bool:
+    """False when ``file_of`` is a Locator's and nothing was XIncluded: every element is from one file."""
+    owner = getattr(file_of, "__self__", None)
+    return not isinstance(owner, Locator) or owner.has_includes
 
 
 def _mark_include_roots(

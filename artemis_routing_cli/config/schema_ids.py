@@ -13,7 +13,7 @@ from ``<core>``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lxml import etree
@@ -80,15 +80,22 @@ def _local(el: etree._Element) -> str:
     return etree.QName(el).localname
 
 
-def _core_elements(core: etree._Element) -> Iterator[tuple[tuple[str, ...], etree._Element]]:
-    """Every element under <core> in the core namespace, with its path of local names."""
-    stack: list[tuple[tuple[str, ...], etree._Element]] = [((), core)]
-    while stack:
-        path, el = stack.pop()
-        yield path, el
-        for child in reversed(el):
-            if isinstance(child.tag, str) and etree.QName(child).namespace == CORE_NS:
-                stack.append(((*path, _local(child)), child))
+# The elements id_problems reads, found by libxml2 rather than by walking every element in Python:
+# a ``name`` on an xs:ID path, or any xml:id (kept if its whole path from <core> is in the core namespace).
+_NS = {"c": CORE_NS}
+_ID_NAME_XPATH = " | ".join("/".join(f"c:{step}" for step in path) + "[@name]" for path in sorted(ID_NAME_PATHS))
+_ID_XPATH = f"{_ID_NAME_XPATH} | descendant-or-self::*[@xml:id]"
+
+
+def _in_core_namespace(el: etree._Element, core: etree._Element) -> bool:
+    """Whether ``el`` and each element between it and ``core`` are in the core namespace (``core`` itself
+    aside): the elements a walk through the core namespace from ``core`` reaches."""
+    node: etree._Element | None = el
+    while node is not None and node is not core:
+        if not isinstance(node.tag, str) or etree.QName(node).namespace != CORE_NS:
+            return False
+        node = node.getparent()
+    return node is core
 
 
 def _where(el: etree._Element, seen_from: etree._Element, locate: Callable[[etree._Element], Pos]) -> str:
@@ -119,12 +126,12 @@ def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -
     """Duplicate ID names and dangling discovery-group references, in document order."""
     owners: dict[str, etree._Element] = {}
     problems: list[IdProblem] = []
-    references: list[tuple[etree._Element, str]] = []
-    for path, el in _core_elements(core):
+    named = set(core.xpath(_ID_NAME_XPATH, namespaces=_NS))
+    for el in core.xpath(_ID_XPATH, namespaces=_NS):  # document order
         names: list[tuple[str, str]] = []
-        if path in ID_NAME_PATHS and el.get("name") is not None:
+        if el in named:
             names.append(("name", el.get("name", "").strip()))
-        if el.get(XML_ID) is not None:
+        if el.get(XML_ID) is not None and _in_core_namespace(el, core):
             names.append(("xml:id", el.get(XML_ID, "").strip()))
         for label, value in names:
             if not value:
@@ -140,10 +147,14 @@ def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -
                 hint="the broker's schema wants the names of diverts, cluster connections, bridges, "
                      "broadcast and discovery groups (and a few more) unique across <core>",
             ))
-        if path and path[-1] == "discovery-group-ref" and len(path) > 1 and path[-2] in IDREF_PARENTS:
-            target = el.get("discovery-group-name")
-            if target is not None and target.strip():
-                references.append((el, target.strip()))
+    references: list[tuple[etree._Element, str]] = []
+    for el in core.iterdescendants(f"{{{CORE_NS}}}discovery-group-ref"):
+        parent = el.getparent()
+        if parent is None or parent is core or _local(parent) not in IDREF_PARENTS:
+            continue
+        target = el.get("discovery-group-name")
+        if target is not None and target.strip() and _in_core_namespace(el, core):
+            references.append((el, target.strip()))
     for el, target in references:
         if target not in owners:
             problems.append(IdProblem(

@@ -1,9 +1,16 @@
 """Route every row of a key DataFrame through the routers, on the executors (Arrow batches).
 
-Each batch goes through :func:`routing.batch.route_batch`, the numpy twin of the engine proven
-equal to :meth:`Router.route`; there is no other implementation of the semantics here.
+Two engines, the same answers:
+
+- ``jvm`` (:mod:`.sql_route`): the deterministic router shapes as Spark SQL expressions over our own
+  Java UDFs (FNV-1a, java.util.regex ``find``/``matches``); no row leaves the JVM;
+- ``pandas``: each Arrow batch goes through :func:`routing.batch.route_batch`, the numpy twin of the
+  engine proven equal to :meth:`Router.route`.
+
+``engine="auto"`` routes every router the JVM path covers there (when the UDF jar can be built and
+loaded) and the others in pandas; ``"jvm"`` insists on the UDFs; ``"pandas"`` never uses them.
 Routers whose answers depend on the order of keys (ROUND_ROBIN, LEAST_CONNECTIONS) make the
-whole job run as one ordered partition, so the sequence is the one ``simulate --keys-file`` gives.
+pandas stage run as one ordered partition, so the sequence is the one ``simulate --keys-file`` gives.
 
 Output columns per router ``i`` (``r{i}_…``): ``key_value``, ``status``, ``target``, ``node_id``,
 ``local``, ``null`` (the key resolved to NULL); per what-if scenario ``j``: ``w{j}_status``,
@@ -12,20 +19,22 @@ Output columns per router ``i`` (``r{i}_…``): ``key_value``, ``status``, ``tar
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
 from ..routing.batch import route_batch, vectorisable
 from ..routing.keys import NULL_KEY, RECORD_COLUMNS, Connection
 from ..routing.router import Router
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
 KEY_TYPE_COLUMN = {v: k for k, v in RECORD_COLUMNS.items()}
+ENGINES = ("auto", "jvm", "pandas")
 
 
 @dataclass
@@ -40,16 +49,28 @@ def prefix(i: int) -> str:
     return f"r{i}_"
 
 
-def output_schema(jobs: Sequence[RouterJob], input_columns: Sequence[str], full: bool = True) -> str:
-    parts = ([f"`{c}` string" for c in input_columns if c != "_row"] + ["_row bigint"]) if full else []
+def job_fields(i: int, job: RouterJob, full: bool = True) -> list[tuple[str, str]]:
+    """The output columns of router ``i`` and their Spark SQL types."""
+    p = prefix(i)
+    out = [(f"{p}status", "string"), (f"{p}target", "string"), (f"{p}local", "boolean"), (f"{p}null", "boolean")]
+    if full:
+        out += [(f"{p}key_value", "string"), (f"{p}node_id", "string")]
+    for j in range(len(job.scenarios)):
+        out += [(f"{p}w{j}_status", "string"), (f"{p}w{j}_target", "string")]
+    return out
+
+
+def output_fields(jobs: Sequence[RouterJob], input_columns: Sequence[str], full: bool = True,
+                  indices: Sequence[int] | None = None) -> list[tuple[str, str]]:
+    fields = ([(c, "string") for c in input_columns if c != "_row"] + [("_row", "bigint")]) if full else []
     for i, job in enumerate(jobs):
-        p = prefix(i)
-        parts += [f"{p}status string", f"{p}target string", f"{p}local boolean", f"{p}null boolean"]
-        if full:
-            parts += [f"{p}key_value string", f"{p}node_id string"]
-        for j in range(len(job.scenarios)):
-            parts += [f"{p}w{j}_status string", f"{p}w{j}_target string"]
-    return ", ".join(parts)
+        if indices is None or i in indices:
+            fields += job_fields(i, job, full)
+    return fields
+
+
+def output_schema(jobs: Sequence[RouterJob], input_columns: Sequence[str], full: bool = True) -> str:
+    return ", ".join(f"`{n}` {t}" for n, t in output_fields(jobs, input_columns, full))
 
 
 def _strings(series: pd.Series) -> list[str | None]:
@@ -79,17 +100,18 @@ def _inputs(router: Router, batch: pd.DataFrame) -> list:
     return out
 
 
-def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame],
-                 full: bool = True) -> Iterator[pd.DataFrame]:
+def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full: bool = True, *,
+                 indices: Sequence[int] | None = None, keep: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
     """mapInPandas body: every batch through every router (and its scenarios).
 
-    Without ``full`` only the columns the summary counts leave the Python worker (less Arrow traffic).
+    Without ``full`` only the columns the summary counts leave the Python worker (less Arrow traffic),
+    plus ``keep`` (answers already computed on the JVM). ``indices``: route only these routers.
     """
-    import pandas as pd
-
     for batch in frames:
-        out = batch.copy() if full else pd.DataFrame(index=batch.index)
+        out = batch.copy() if full else batch[list(keep)].copy()
         for i, job in enumerate(jobs):
+            if indices is not None and i not in indices:
+                continue
             p = prefix(i)
             items = _inputs(job.router, batch)
             res = route_batch(job.router, items)
@@ -121,17 +143,101 @@ def _without_cache(router: Router) -> Router:
     return copy
 
 
-def assign(keys: DataFrame, jobs: Sequence[RouterJob], *, full: bool = True) -> DataFrame:
+_said: set[str] = set()
+
+
+def jvm_ready(spark: SparkSession, engine: str, progress: Callable[[str], None]) -> bool:
+    """Whether the Java UDFs can be used; ``engine="jvm"`` makes their absence an error."""
+    if engine not in ENGINES:
+        raise UsageError(f"--engine {engine!r}: use one of {', '.join(ENGINES)}")
+    if engine == "pandas":
+        return False
+    from .jvm_udf import enable
+
+    reason = enable(spark)
+    if reason is None:
+        return True
+    if engine == "jvm":
+        raise UsageError(f"--engine jvm: {reason}")
+    if reason not in _said:
+        _said.add(reason)
+        progress(f"routing in Python (pandas UDFs): {reason}")
+    return False
+
+
+def plan(jobs: Sequence[RouterJob], columns: Sequence[str], jvm: bool) -> list[str]:
+    """The engine of each router: ``jvm`` when it and all its what-if variants are covered."""
+    from .sql_route import uncovered
+
+    out = []
+    for job in jobs:
+        routers = [job.router, *(v for _, v in job.scenarios)]
+        out.append("jvm" if jvm and all(uncovered(r, columns) is None for r in routers) else "pandas")
+    return out
+
+
+def _sql_type(name: str) -> str:
+    return "int" if name.endswith("slot") else "boolean" if name.endswith(("_local", "_null")) else "string"
+
+
+def _route(keys: DataFrame, jobs: Sequence[RouterJob], full: bool, engine: str,
+           progress: Callable[[str], None], compact: bool) -> tuple[DataFrame, dict[str, list]]:
+    """The answer columns of every router, and (``compact``) how to decode the JVM routers' slots."""
+    jvm = jvm_ready(keys.sparkSession, engine, progress)
+    engines = plan(jobs, keys.columns, jvm)
+    job_list = [RouterJob(_without_cache(j.router), [(s, _without_cache(v)) for s, v in j.scenarios])
+                for j in jobs]
+    frame = keys
+    inputs = output_fields(job_list, keys.columns, full, []) if full else []
+    fields: dict[int, list[tuple[str, str]]] = {}
+    decoders: dict[str, list] = {}
+    on_jvm = [i for i, e in enumerate(engines) if e == "jvm"]
+    if on_jvm:
+        from .sql_route import SqlRouting
+
+        sql = SqlRouting(keys.columns)
+        for i in on_jvm:
+            before = set(sql.outputs)
+            sql.add_router(prefix(i), job_list[i].router, [v for _, v in job_list[i].scenarios], full, compact)
+            fields[i] = [(n, _sql_type(n)) for n in sql.outputs if n not in before]
+        frame = sql.apply(frame)
+        decoders = sql.decoders
+    in_pandas = [i for i, e in enumerate(engines) if e == "pandas"]
+    for i in in_pandas:
+        fields[i] = job_fields(i, job_list[i], full)
+    if in_pandas:
+        if ordered([jobs[i] for i in in_pandas]):
+            frame = frame.coalesce(1)
+        done = [n for i in on_jvm for n, _ in fields[i]]
+        schema = ", ".join(f"`{n}` {t}" for n, t in inputs + [f for i in sorted(fields) for f in fields[i]])
+
+        def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            return route_frames(job_list, frames, full, indices=in_pandas, keep=done)
+
+        frame = frame.mapInPandas(run, schema)
+    return frame.select(*[n for n, _ in inputs + [f for i in sorted(fields) for f in fields[i]]]), decoders
+
+
+def assign(keys: DataFrame, jobs: Sequence[RouterJob], *, full: bool = True, engine: str = "auto",
+           progress: Callable[[str], None] = lambda _msg: None) -> DataFrame:
     """The per-key assignments of every router (wide: one row per input key).
 
     ``full=False`` keeps only what the summary counts (no input columns, key values or node ids).
+    ``engine``: auto, jvm or pandas (see the module docstring).
     """
-    frame = keys.coalesce(1) if ordered(jobs) else keys
-    schema = output_schema(jobs, keys.columns, full)
-    job_list = [RouterJob(_without_cache(j.router), [(s, _without_cache(v)) for s, v in j.scenarios])
-                for j in jobs]
+    return _route(keys, jobs, full, engine, progress, compact=False)[0]
 
-    def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        return route_frames(job_list, frames, full)
 
-    return frame.mapInPandas(run, schema)
+def count_answers(keys: DataFrame, jobs: Sequence[RouterJob], *, engine: str = "auto",
+                  progress: Callable[[str], None] = lambda _msg: None) -> DataFrame:
+    """One row per distinct answer combination: the summary's group columns and ``count``.
+
+    JVM-routed routers are counted by their small int slots and decoded after the aggregation, so
+    the per-key work never builds the answer strings.
+    """
+    from pyspark.sql import functions as F
+
+    frame, decoders = _route(keys, jobs, False, engine, progress, compact=True)
+    counted = frame.groupBy(*frame.columns).count()
+    cols = [c for name in frame.columns for c in decoders.get(name, [F.col(name)])]
+    return counted.select(*cols, "count")

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..routing.router import Router
-from .assign import KEY_TYPE_COLUMN, RouterJob, assign, prefix
+from .assign import KEY_TYPE_COLUMN, RouterJob, assign, count_answers, prefix
 from .inputs import ROW, read_keys
-from .summary import collect_groups, summarise
+from .summary import collect_counted, collect_groups, summarise
 from .whatif import Scenario, check_applicable, variant
 
 if TYPE_CHECKING:
@@ -91,23 +91,30 @@ def analyze(
     scenarios: Sequence[Scenario] = (),
     output: str | None = None,
     output_format: str = "parquet",
+    engine: str = "auto",
     progress: Callable[[str], None] = lambda _msg: None,
 ) -> dict[str, object]:
-    """Route every key of ``keys_path`` through ``routers``; return the summary (the JSON document)."""
+    """Route every key of ``keys_path`` through ``routers``; return the summary (the JSON document).
+
+    ``engine``: auto (Spark SQL and our Java UDFs where they apply, else pandas UDFs), jvm or pandas.
+    """
     jobs = build_jobs(routers, scenarios)
     progress(f"reading keys from {keys_path}")
     keys = read_keys(spark, keys_path, keys_format)
-    assigned = assign(keys, jobs, full=output is not None)
+    assigned = None
     if output is not None:
         from pyspark import StorageLevel
 
-        assigned = assigned.persist(StorageLevel.MEMORY_AND_DISK)
+        assigned = assign(keys, jobs, engine=engine, progress=progress).persist(StorageLevel.MEMORY_AND_DISK)
         progress(f"routing keys and writing per-key assignments to {output}")
     try:
-        if output is not None:
+        if assigned is not None:
             write_assignments(assignments(assigned, jobs), output, output_format)
-        progress("routing keys and counting" if output is None else "counting")
-        groups = collect_groups(assigned, jobs)
+            progress("counting")
+            groups = collect_groups(assigned, jobs)
+        else:
+            progress("routing keys and counting")
+            groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
     except UsageError:
         raise
     except Exception as exc:
@@ -116,6 +123,6 @@ def analyze(
             raise
         raise mapped from None
     finally:
-        if output is not None:
+        if assigned is not None:
             assigned.unpersist()
     return summarise(jobs, groups)

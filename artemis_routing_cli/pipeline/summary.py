@@ -31,8 +31,14 @@ def group_columns(jobs: Sequence[RouterJob]) -> list[str]:
 
 
 def collect_groups(assigned: DataFrame, jobs: Sequence[RouterJob]) -> Groups:
+    """Count the per-key assignments by answer (one aggregation)."""
+    return collect_counted(assigned.groupBy(*group_columns(jobs)).count(), jobs)
+
+
+def collect_counted(counted: DataFrame, jobs: Sequence[RouterJob]) -> Groups:
+    """The groups of an already counted frame (group columns and ``count``, see assign.count_answers)."""
     cols = group_columns(jobs)
-    rows = assigned.groupBy(*cols).count().collect()
+    rows = counted.collect()
     return [({c: r[c] for c in cols}, int(r["count"])) for r in rows]
 
 

@@ -8,12 +8,28 @@ That keeps the answers those of ``java.util.regex`` whatever Unicode version Pyt
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
 from functools import cache, lru_cache
-
-from artemis_routing_cli.routing import _javaregex_unicode as uni
+from types import ModuleType
+from typing import Any
 
 MAX_CP = 0x10FFFF
+
+
+class _LazyTables:
+    """The JVM's Unicode tables (``_javaregex_unicode``, a large module), imported on first use:
+    most patterns (literals, ASCII classes, ``.``) never need them."""
+
+    _module: ModuleType | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if _LazyTables._module is None:
+            _LazyTables._module = importlib.import_module("artemis_routing_cli.routing._javaregex_unicode")
+        return getattr(_LazyTables._module, name)
+
+
+uni = _LazyTables()
 
 # Java's line terminators for '.', '^' and '$' (outside UNIX_LINES): \n \r \u0085 \u2028 \u2029.
 LINE_TERMINATORS = (0x0A, 0x0D, 0x85, 0x2028, 0x2029)
@@ -375,16 +391,18 @@ def for_block(name: str) -> CharSet | None:
 
 
 # --- case mappings (Character.toUpperCase / toLowerCase, simple) --------------------------------------
-_TO_UPPER = dict(zip(uni.TO_UPPER[0::2], uni.TO_UPPER[1::2], strict=True))
-_TO_LOWER = dict(zip(uni.TO_LOWER[0::2], uni.TO_LOWER[1::2], strict=True))
+@cache
+def _case_map(name: str) -> dict[int, int]:
+    flat: tuple[int, ...] = getattr(uni, name)
+    return dict(zip(flat[0::2], flat[1::2], strict=True))
 
 
 def to_upper(cp: int) -> int:
-    return _TO_UPPER.get(cp, cp)
+    return _case_map("TO_UPPER").get(cp, cp)
 
 
 def to_lower(cp: int) -> int:
-    return _TO_LOWER.get(cp, cp)
+    return _case_map("TO_LOWER").get(cp, cp)
 
 
 def fold(cp: int) -> int:
@@ -395,7 +413,7 @@ def fold(cp: int) -> int:
 @lru_cache(maxsize=1)
 def _fold_classes() -> dict[int, frozenset[int]]:
     classes: dict[int, set[int]] = {}
-    for cp in set(_TO_UPPER) | set(_TO_LOWER):
+    for cp in set(_case_map("TO_UPPER")) | set(_case_map("TO_LOWER")):
         key = fold(cp)
         if key != cp:
             classes.setdefault(key, set()).add(cp)
@@ -461,7 +479,7 @@ def class_range(lo: int, hi: int, ci: bool, uc: bool) -> CharSet:
         return base
     extra: list[int] = []
     if uc:
-        for cp in set(_TO_UPPER) | set(_TO_LOWER):
+        for cp in set(_case_map("TO_UPPER")) | set(_case_map("TO_LOWER")):
             up = to_upper(cp)
             if lo <= up <= hi or lo <= to_lower(up) <= hi:
                 extra.append(cp)

@@ -13,7 +13,7 @@ from the policy) go through the scalar :meth:`Router.route` loop, so every answe
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
@@ -24,6 +24,7 @@ from .keys import (
     Connection,
     apply_key_filter,
     connection_from_record,
+    key_filter_pattern,
     resolve_key,
 )
 from .policies import (
@@ -57,21 +58,16 @@ def utf16_pack(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarr
         units: np.ndarray = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
         lengths = cp_len
     else:
-        cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        astral = cps > 0xFFFF
-        if not astral.any():
-            units, lengths = cps, cp_len
+        # UTF-16 is what Java holds; surrogatepass keeps lone surrogates as the units they are.
+        units = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        if len(units) == len(joined):
+            lengths = cp_len  # no astral character: one unit per code point
         else:
-            width = 1 + astral.astype(np.int64)
-            pos = np.cumsum(width) - width
-            units = np.empty(int(width.sum()), dtype=np.uint32)
-            off = cps - 0x10000
-            units[pos] = np.where(astral, 0xD800 + (off >> 10), cps)
-            units[pos[astral] + 1] = 0xDC00 + (off[astral] & 0x3FF)
+            # each astral code point adds a second unit (a surrogate pair) to its string's length
+            cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            astral = np.flatnonzero(cps > 0xFFFF)  # code point offsets, ascending
             ends = np.cumsum(cp_len)
-            astral_before = np.concatenate(([0], np.cumsum(astral)))
-            per_string = astral_before[ends] - astral_before[ends - cp_len]
-            lengths = cp_len + per_string
+            lengths = cp_len + (np.searchsorted(astral, ends) - np.searchsorted(astral, ends - cp_len))
     starts = np.cumsum(lengths) - lengths
     return units, starts, lengths
 
@@ -85,10 +81,12 @@ def fnv1a32_batch(strings: Sequence[str]) -> np.ndarray:
     h = np.full(n, FNV_INIT, dtype=np.uint32)
     if n == 0:
         return h.view(np.int32)
-    order = np.argsort(-lengths, kind="stable")
+    longest = int(lengths.max())
+    # longest first, ties in input order; a 16-bit key lets numpy's stable sort use radix sort
+    shortness = longest - lengths
+    order = np.argsort(shortness.astype(np.uint16) if longest < 1 << 16 else shortness, kind="stable")
     s_len = lengths[order]
     s_start = starts[order]
-    longest = int(s_len[0])
     ascending = s_len[::-1]
     # active[p]: how many strings are longer than p (they are a prefix of the sorted order)
     active = n - np.searchsorted(ascending, np.arange(longest), side="right")
@@ -166,9 +164,20 @@ def route_batch(router: Router, keys: BatchInput, *, management: bool = False,
     key type as a keys file's ``key`` column does (None: no value). With ``management`` the strings
     are used as given (the management ``getTarget(key)``).
     """
+    return batch_router(router, management=management, force_scalar=force_scalar)(keys)
+
+
+def batch_router(router: Router, *, management: bool = False,
+                 force_scalar: bool = False) -> Callable[[BatchInput], BatchResult]:
+    """:func:`route_batch` for one long batch given as consecutive chunks, in order.
+
+    The path is chosen once, before the first chunk: the vectorised path leaves the router's cache
+    as the scalar loop would (entries that agree with the policy), so later chunks answer as one
+    :func:`route_batch` over the whole batch does.
+    """
     if force_scalar or not vectorisable(router):
-        return _scalar(router, keys, management)
-    return _vectorised(router, keys, management)
+        return lambda keys: _scalar(router, keys, management)
+    return lambda keys: _vectorised(router, keys, management)
 
 
 def _conn_of(router: Router, item: str | Connection | None) -> Connection:
@@ -208,25 +217,14 @@ def _resolve(router: Router, keys: BatchInput, management: bool) -> tuple[list[s
     if management:
         return [k if isinstance(k, str) else "" for k in keys], internal
     plain = router.key_type in ("CLIENT_ID", "USER_NAME", "SNI_HOST")
-    if plain and all(isinstance(k, str) for k in keys):
-        pattern = None
-        if router.key_filter is not None and router.key_filter.strip():
-            from .keys import key_filter_pattern
-
-            pattern = key_filter_pattern(router.key_filter)
-        memo: dict[str, str] = {}
-        out: list[str] = []
-        for k in keys:  # type: ignore[assignment]
-            v = memo.get(k)  # type: ignore[arg-type]
-            if v is None:
-                v = apply_key_filter(pattern, k).key if pattern is not None else k  # type: ignore[arg-type]
-                memo[k] = v  # type: ignore[index]
-            out.append(v)
-        if router.key_type == "CLIENT_ID":
-            for i, k in enumerate(keys):
-                if k.startswith(INTERNAL_CLIENT_ID_PREFIX):  # type: ignore[union-attr]
+    if plain and all(issubclass(t, str) for t in set(map(type, keys))):
+        strings: list[str] = list(keys)  # type: ignore[arg-type]
+        out = _filtered(router.key_filter, strings)
+        if router.key_type == "CLIENT_ID" and _any_starts_with(strings, INTERNAL_CLIENT_ID_PREFIX):
+            for i, k in enumerate(strings):
+                if k.startswith(INTERNAL_CLIENT_ID_PREFIX):
                     internal[i] = True
-                    out[i] = k  # type: ignore[call-overload]
+                    out[i] = k
         return out, internal
     cache: dict[object, tuple[str, bool]] = {}
     out = []
@@ -245,6 +243,22 @@ def _resolve(router: Router, keys: BatchInput, management: bool) -> tuple[list[s
     return out, internal
 
 
+def _filtered(key_filter: str | None, keys: list[str]) -> list[str]:
+    """Each key after the key-filter (a new list), computing the filter once per distinct key."""
+    if key_filter is None or not key_filter.strip():
+        return list(keys)
+    pattern = key_filter_pattern(key_filter)
+    memo = {k: apply_key_filter(pattern, k).key for k in set(keys)}
+    return list(map(memo.__getitem__, keys))
+
+
+def _any_starts_with(keys: list[str], prefix: str) -> bool:
+    """Whether some key starts with ``prefix`` (one C-level substring search rules out most batches)."""
+    if prefix not in "\n".join(keys):
+        return False
+    return any(map(str.startswith, keys, [prefix] * len(keys)))
+
+
 def _vectorised(router: Router, keys: BatchInput, management: bool) -> BatchResult:
     import numpy as np
 
@@ -252,11 +266,12 @@ def _vectorised(router: Router, keys: BatchInput, management: bool) -> BatchResu
     key_list, internal = _resolve(router, keys, management)
     key = np.array(key_list, dtype=object) if n else np.empty(0, dtype=object)
     policy, pool = router.policy, router.pool
-    not_null = key != NULL_KEY
     value = key.copy()
+    transformed = False
     hashes: np.ndarray | None = None
     if isinstance(policy, ConsistentHashModuloPolicy) and policy.modulo > 0:
-        sel = np.flatnonzero(not_null & ~internal)
+        transformed = True
+        sel = np.flatnonzero((key != NULL_KEY) & ~internal)
         if len(sel):
             h = fnv1a32_batch(key[sel].tolist())
             mods = modulo_values(h, policy.modulo)
@@ -294,7 +309,8 @@ def _vectorised(router: Router, keys: BatchInput, management: bool) -> BatchResu
                 ring = Ring.build(targets)
                 pick.extend(ring.targets)
                 if len(rest):
-                    hashes = fnv1a32_batch(value[rest].tolist())
+                    # every value still the key (no transformation): hash the keys as listed
+                    hashes = fnv1a32_batch(key_list if len(rest) == n and not transformed else value[rest].tolist())
                     chosen[rest] = 1 + ring_lookup(ring, hashes)
             status[rest] = OK
             if router.cache is not None and len(rest):

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from types import ModuleType
 
+from ..config.gcpause import gc_paused
 from ..config.model import BrokerConfig
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from .base import Context
@@ -89,6 +90,7 @@ def resolve_rule(name_or_id: str) -> RuleMeta | None:
     return None
 
 
+@gc_paused()
 def run_rules(config: BrokerConfig, *, only: Iterable[str] | None = None) -> list[Diagnostic]:
     """Every semantic rule family over one config (schema excluded)."""
     ctx = Context(config, all_rules())

@@ -84,9 +84,11 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         return
     connectors = connector_names(ctx.config)
     deployed = [cc for cc in plain if cc.connector_ref in connectors]  # the others are skipped (AR206)
+    includes = [_includes(cc.address) or [""] for cc in deployed]
     for i, first in enumerate(deployed):
-        for second in deployed[i + 1:]:
-            witness = overlap(first.address, second.address)
+        for j in range(i + 1, len(deployed)):
+            second = deployed[j]
+            witness = _overlap(first.address, includes[i], second.address, includes[j])
             if witness is None:
                 continue
             shown = f"'{witness}'" if witness else "every address"
@@ -111,7 +113,11 @@ def overlap(a: str, b: str) -> str | None:
     An exclusion is a prefix too, so if it rules out the longer prefix it rules out everything
     under it: checking that one candidate per pair of inclusions is enough.
     """
-    inc_a, inc_b = _includes(a) or [""], _includes(b) or [""]
+    return _overlap(a, _includes(a) or [""], b, _includes(b) or [""])
+
+
+def _overlap(a: str, inc_a: list[str], b: str, inc_b: list[str]) -> str | None:
+    """:func:`overlap` given each list's inclusions (``[""]`` when it has none)."""
     for pa in inc_a:
         for pb in inc_b:
             if pa.startswith(pb):

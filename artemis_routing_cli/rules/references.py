@@ -469,20 +469,19 @@ def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
 def _duplicate_acceptors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
     if config.core is None:
         return
-    first: dict[str, tuple[Pos, str]] = {}
-    for el in config.core.iter():
-        if not isinstance(el.tag, str) or local(el) != "acceptor":
-            continue
+    first: dict[str, tuple[etree._Element, str]] = {}
+    for el in config.core.iter("{*}acceptor"):
         parent = el.getparent()
         if parent is None or local(parent) != "acceptors":
             continue
         name = el.get("name") or ""
         url = "".join(el.itertext()).strip()
-        pos = ctx.locate(el)
         if name not in first:
-            first[name] = (pos, url)
+            first[name] = (el, url)
             continue
-        where, first_url = first[name]
+        pos = ctx.locate(el)
+        first_el, first_url = first[name]
+        where = ctx.locate(first_el)
         if url == first_url:
             yield ctx.report("AR208", pos,
                              f"acceptor '{name}' is written twice (first at line {where.line}); the broker counts it "

@@ -19,7 +19,7 @@ from tests.conftest import broker_xml
 pytestmark = pytest.mark.spark
 
 CONNECTORS = "<connectors>" + "".join(
-    f'<connector name="c{i}">tcp://h{i}:61616</connector>' for i in range(1, 6)) + "</connectors>"
+    f'<connector name="c{i}">tcp://h{i}:61616</connector>' for i in range(1, 7)) + "</connectors>"
 STATIC = "<static-connectors>" + "".join(f"<connector-ref>c{i}</connector-ref>" for i in range(1, 6)) \
     + "</static-connectors>"
 ROUTERS = f"""
@@ -48,8 +48,22 @@ ROUTERS = f"""
     <policy name="CONSISTENT_HASH"/><pool>{STATIC}</pool></connection-router>
   <connection-router name="partition"><key-type>CLIENT_ID</key-type><key-filter>^.{{3}}</key-filter>
     <local-target-filter>^FOO.*</local-target-filter></connection-router>
+  <connection-router name="empty-match"><key-type>CLIENT_ID</key-type><key-filter>a*</key-filter>
+    <local-target-filter>(?x) FOO \\d+ # free-spacing, with a comment</local-target-filter>
+    <policy name="CONSISTENT_HASH"/>
+    <pool><static-connectors><connector-ref>c5</connector-ref><connector-ref>c6</connector-ref>
+      <connector-ref>c1</connector-ref><connector-ref>c3</connector-ref></static-connectors></pool>
+  </connection-router>
+  <connection-router name="no-quorum"><key-type>USER_NAME</key-type><local-target-filter>FOO\\d+</local-target-filter>
+    <policy name="FIRST_ELEMENT"/><pool><quorum-size>5</quorum-size>{STATIC}</pool></connection-router>
+  <connection-router name="emoji"><key-type>SNI_HOST</key-type>
+    <key-filter>[\\x{{1F600}}-\\x{{1F64F}}]+|\\p{{IsHan}}|(?i)i\\d</key-filter><local-target-filter>[0-3]</local-target-filter>
+    <policy name="CONSISTENT_HASH_MODULO"><property key="MODULO" value="7"/></policy>
+    <pool><local-target-enabled>true</local-target-enabled>{STATIC}</pool>
+  </connection-router>
 </connection-routers>"""
-NODE_IDS = ["c1=7f1b3c2e-0001", "c2=9a8d-0002", "c3=node-\u00e9-3", "c4=\U0001F600-4", "c5=z5"]
+# c6 shares c5's node id: one ring point, the later target wins (empty-match)
+NODE_IDS = ["c1=7f1b3c2e-0001", "c2=9a8d-0002", "c3=node-\u00e9-3", "c4=\U0001F600-4", "c5=z5", "c6=z5"]
 PIECES = ["FOO", "foo", "a", "\u00e9", "\u4e2d", "\U0001F600", "\U0001F4A9", "-", ",", "0", "7", "x y", "\r",
           "$.artemis.internal.router.client.", "NULL", "ab", "\u0130"]
 
@@ -78,23 +92,39 @@ def engine_state() -> TargetState:
     return state_from_options(NODE_IDS, ["c2"], ["c1=3", "c3=3", "c4=10"])
 
 
-def test_per_key_assignments_equal_simulate_keys_file(spark, setup) -> None:
+# The routers each engine routes (every other one goes to pandas whatever the engine).
+ON_JVM = {"hash-filtered", "shard", "shard-pool", "first", "sticky", "partition", "empty-match", "no-quorum",
+          "emoji"}
+
+
+@pytest.fixture(scope="module")
+def simulated(setup) -> list[dict]:
     from artemis_routing_cli.cli.simulate_batch import run_batch
+
+    d, cfg_path, keys_path = setup
+    out = d / "simulated.jsonl"
+    run_batch(load(str(cfg_path)), engine_state(), None, str(keys_path), str(out), "jsonl", 12345, False)
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("engine", ["jvm", "pandas"])
+def test_per_key_assignments_equal_simulate_keys_file(spark, setup, simulated, engine) -> None:
     from artemis_routing_cli.cli.simulate_one import select_routers
-    from artemis_routing_cli.pipeline.assign import assign
+    from artemis_routing_cli.pipeline.assign import assign, plan
     from artemis_routing_cli.pipeline.inputs import read_keys
     from artemis_routing_cli.pipeline.run import assignments, build_jobs
 
     d, cfg_path, keys_path = setup
-    cfg = load(str(cfg_path))
-    simulated = d / "simulated.jsonl"
-    run_batch(cfg, engine_state(), None, str(keys_path), str(simulated), "jsonl", 12345, False)
-    expected = [json.loads(line) for line in simulated.read_text(encoding="utf-8").splitlines()]
-
-    routers = select_routers(cfg, engine_state(), None, 12345)
+    expected = simulated
+    routers = select_routers(load(str(cfg_path)), engine_state(), None, 12345)
     jobs = build_jobs(routers, [])
-    frame = assignments(assign(read_keys(spark, str(keys_path)), jobs), jobs)
-    got = frame.toPandas()
+    keys = read_keys(spark, str(keys_path))
+    engines = plan(jobs, keys.columns, engine == "jvm")
+    assert {r.name for r, e in zip(routers, engines, strict=True) if e == "jvm"} == (
+        ON_JVM if engine == "jvm" else set())
+    assigned = assign(keys, jobs, engine=engine).persist()  # routed once, not once per router
+    got = assignments(assigned, jobs).toPandas()
+    assigned.unpersist()
     order = {r.name: i for i, r in enumerate(routers)}
     got["_r"] = got["router"].map(order)
     got = got.sort_values(["_r", "row"], kind="stable")
@@ -106,10 +136,16 @@ def test_per_key_assignments_equal_simulate_keys_file(spark, setup) -> None:
         a = {k: (None if a[k] is None or a[k] != a[k] else a[k]) for k in cols}
         a["local"] = bool(a["local"])
         assert a == e
-    statuses = {(r["router"], r["status"]) for r in expected}
+    answers = {(r["router"], r["status"], r["local"]) for r in expected}
     # every kind of answer occurs, so the equality covers them all
-    assert {("shard", "OK"), ("shard", "REFUSED_USE_ANOTHER"), ("shard-pool", "REFUSED_UNAVAILABLE"),
-            ("first", "OK"), ("partition", "REFUSED_USE_ANOTHER")} <= statuses
+    assert {("shard", "OK", True), ("shard", "REFUSED_USE_ANOTHER", False),
+            ("shard-pool", "REFUSED_UNAVAILABLE", False), ("shard-pool", "OK", True), ("first", "OK", False),
+            ("partition", "REFUSED_USE_ANOTHER", False), ("hash-filtered", "OK", True),
+            ("empty-match", "OK", True), ("empty-match", "OK", False), ("no-quorum", "REFUSED_UNAVAILABLE", False),
+            ("no-quorum", "OK", True), ("emoji", "OK", True), ("emoji", "REFUSED_UNAVAILABLE", False)} <= answers
+    keys_seen = {(r["router"], r["key_value"]) for r in expected}
+    assert ("empty-match", "") in keys_seen and ("hash-filtered", "NULL") in keys_seen
+    assert any(r["router"] == "hash-filtered" and r["key"].startswith("$.artemis") and r["local"] for r in expected)
 
 
 def test_what_if_churn_equals_the_engine(spark, setup) -> None:
@@ -146,7 +182,7 @@ def test_csv_and_json_columns_per_key_type_equal_simulate(spark, tmp_path) -> No
 
     from artemis_routing_cli.cli.simulate_batch import run_batch
     from artemis_routing_cli.cli.simulate_one import select_routers
-    from artemis_routing_cli.pipeline.assign import assign
+    from artemis_routing_cli.pipeline.assign import assign, plan
     from artemis_routing_cli.pipeline.inputs import read_keys
     from artemis_routing_cli.pipeline.run import assignments, build_jobs
 
@@ -159,6 +195,11 @@ def test_csv_and_json_columns_per_key_type_equal_simulate(spark, tmp_path) -> No
         w = csv.writer(f)
         w.writerow(names)
         w.writerows(rows)
+    no_ip = tmp_path / "no-ip.csv"  # without a source_ip column every plain key type routes on the JVM
+    with no_ip.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([n for n in names if n != "source_ip"])
+        w.writerows([r[:2] + r[3:] for r in rows])
     jsonl = tmp_path / "k.jsonl"
     jsonl.write_text("".join(json.dumps({"client_id": r[0], "user_name": r[1], "source_ip": r[2] or None,
                                          "roles": r[4].split(",")}) + "\n" for r in rows), encoding="utf-8")
@@ -169,12 +210,15 @@ def test_csv_and_json_columns_per_key_type_equal_simulate(spark, tmp_path) -> No
         f'<local-target-filter>FOO.*</local-target-filter><policy name="CONSISTENT_HASH"/><pool>{STATIC}</pool>'
         "</connection-router>" for kt in key_types) + "</connection-routers>"), encoding="utf-8")
     cfg = load(str(cfg_path))
-    for path in (csv_path, jsonl):
+    for path in (csv_path, jsonl, no_ip):
         out = tmp_path / (path.name + ".out")
         run_batch(cfg, TargetState(), None, str(path), str(out), "jsonl", None, False)
         expected = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
         jobs = build_jobs(select_routers(cfg, TargetState(), None, None), [])
-        got = assignments(assign(read_keys(spark, str(path)), jobs), jobs).toPandas()
+        keys = read_keys(spark, str(path))
+        on_jvm = [kt for kt, e in zip(key_types, plan(jobs, keys.columns, True), strict=True) if e == "jvm"]
+        assert on_jvm == ([] if "source_ip" in keys.columns else ["CLIENT_ID", "USER_NAME", "SNI_HOST"])
+        got = assignments(assign(keys, jobs), jobs).toPandas()
         got["_r"] = got["router"].map({kt: i for i, kt in enumerate(key_types)})
         got = got.sort_values(["_r", "row"], kind="stable")
         cols = ["router", "key", "key_value", "status", "target", "node_id", "local"]

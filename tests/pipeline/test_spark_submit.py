@@ -35,6 +35,7 @@ def test_spark_submit_runs_analyze(tmp_path: Path) -> None:
         capture_output=True, text=True, env=env, timeout=300,
     )
     assert run.returncode == 0, run.stderr[-2000:]
+    assert "routing in Python" not in run.stdout + run.stderr  # the UDF jar reached spark-submit's executors
     # spark-submit merges the driver's stderr (our progress lines) into its stdout
     document = run.stdout[run.stdout.index("\n{") + 1:]
     (router,) = json.loads(document)["routers"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.schema.schema_support import CORPUS, check_text, load_core
 
 from artemis_routing_cli.config.schema_ids import JUDGED_SECTIONS
+from tests.schema.schema_support import CORPUS, check_text, load_core
 
 FILES = sorted(CORPUS.resolve().glob("artemis-examples/**/*.xml")) if CORPUS.exists() else []
 needs_corpus = pytest.mark.skipif(not FILES, reason="../shared/corpus is not present")

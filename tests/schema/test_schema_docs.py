@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.schema.schema_support import check_fragment
 
 from artemis_routing_cli.config.schema import SCHEMA_RULES
 from artemis_routing_cli.diagnostics import Severity
+from tests.schema.schema_support import check_fragment
 
 _BLOCK = re.compile(r"\*\*(FAIL|PASS)\*\*\n```xml\n(.*?)```", re.S)
 MIRROR = Path("/work/.mirror/apache+activemq-artemis/repo")

@@ -7,9 +7,9 @@ fragment is line 2 of the document.
 from __future__ import annotations
 
 import pytest
-from tests.schema.schema_support import brief, check_fragment
 
 from artemis_routing_cli.diagnostics import Severity
+from tests.schema.schema_support import brief, check_fragment
 
 ROUTER = """<connection-routers>
   <connection-router name="r1">

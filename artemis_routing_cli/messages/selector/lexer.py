@@ -49,7 +49,14 @@ _NUMBERS = (
     (OCTAL, re.compile(r"0[0-7]*")),
     (FLOAT, re.compile(r"[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+")),
 )
+_ASCII_ID = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_ASCII_ID_HYPHENATED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
 _OPERATORS = ("<>", "<=", ">=", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",")
+# The operators by first character, longest first as in _OPERATORS.
+_OPERATORS_BY_FIRST: dict[str, tuple[str, ...]] = {}
+for _op in _OPERATORS:
+    _OPERATORS_BY_FIRST[_op[0]] = (*_OPERATORS_BY_FIRST.get(_op[0], ()), _op)
+del _op
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +119,9 @@ def tokenize(text: str, *, hyphenated: bool = False, offset: int = 0) -> list[To
         ch = text[i]
         start = i
         if _is_id_start(ch):
-            i += 1
+            # ASCII identifier characters in one regex step, then any others one by one
+            m = (_ASCII_ID_HYPHENATED if hyphenated else _ASCII_ID).match(text, i)
+            i = m.end() if m else i + 1
             while i < n and _is_id_part(text[i], hyphenated):
                 i += 1
             word = text[start:i]
@@ -147,7 +156,7 @@ def tokenize(text: str, *, hyphenated: bool = False, offset: int = 0) -> list[To
             i = best_end
             tokens.append(Token(best_kind, text[start:i], offset + start))
             continue
-        for op in _OPERATORS:
+        for op in _OPERATORS_BY_FIRST.get(ch, ()):
             if text.startswith(op, i):
                 i += len(op)
                 tokens.append(Token(OP, op, offset + start))

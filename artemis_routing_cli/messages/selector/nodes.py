@@ -113,6 +113,11 @@ def is_boolean(node: Node) -> bool:
 
 
 def children(node: Node) -> tuple[Node, ...]:
+    kind = type(node)
+    if kind in _LEAVES:
+        return ()
+    if kind in _UNARY:
+        return (node.operand,)  # type: ignore[attr-defined]
     if isinstance(node, (Negate, IsNull, Like, In, Not, BoolCast)):
         return (node.operand,)
     if isinstance(node, (Arith, Compare)):
@@ -122,6 +127,11 @@ def children(node: Node) -> tuple[Node, ...]:
     if isinstance(node, Logic):
         return node.operands
     return ()
+
+
+# Exact node types answered before the isinstance chain in children() (the hot path of depth()).
+_LEAVES = frozenset({Const, BoolConst, Prop, BodyQuery})
+_UNARY = frozenset({Negate, IsNull, Like, In, Not, BoolCast})
 
 
 def depth(node: Node) -> int:

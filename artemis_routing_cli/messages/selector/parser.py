@@ -55,12 +55,14 @@ class Parser:
         return token
 
     def is_op(self, text: str, token: Token | None = None) -> bool:
-        token = token or self.tok
-        return token.kind == OP and token.text == text
+        if token is None:
+            token = self.tokens[self.i]
+        return token.text == text and token.kind == OP
 
     def is_kw(self, word: str, token: Token | None = None) -> bool:
-        token = token or self.tok
-        return token.kind == KEYWORD and token.text == word
+        if token is None:
+            token = self.tokens[self.i]
+        return token.text == word and token.kind == KEYWORD
 
     def fail(self, message: str, token: Token | None = None) -> FilterSyntaxError:
         pos = (token or self.tok).pos
@@ -290,6 +292,8 @@ def parse_tree(text: str, *, hyphenated: bool = False, offset: int = 0, source: 
     except FilterSyntaxError as err:
         raise FilterSyntaxError(err.reason, column=err.column or 1, text=full) from None
     tree = Parser(full, tokens).parse()
-    if n.depth(tree) > MAX_DEPTH:
+    # Every node but a BoolCast (only ever right above a property) is made on reading a token of its
+    # own, so a tree from no more than MAX_DEPTH tokens (EOF included) cannot be deeper than that.
+    if len(tokens) > MAX_DEPTH and n.depth(tree) > MAX_DEPTH:
         raise FilterSyntaxError(f"filter is nested more than {MAX_DEPTH} levels deep", column=1, text=full)
     return tree

@@ -1,0 +1,274 @@
+"""Route keys in Spark SQL, on the JVM: the deterministic router shapes, answer for answer the engine's.
+
+The steps of ``Router.route`` (artemis-facts §2.2) become column expressions; the three pieces of Java
+semantics run in our own Java UDFs (:mod:`.jvm_udf`): FNV-1a over UTF-16 units, the key-filter's
+``find()`` and the local-target-filter's ``matches()`` — java.util.regex itself, the broker's engine.
+Everything else comes from the engine, computed once on the driver: the pool's ready targets and
+quorum (``Pool.ready``), the ring (``policies.Ring.build``), the local target, labels and node ids.
+
+1. a client id starting with ``$.artemis.internal.router.client.`` -> the local target;
+2. key = the value of the key type (missing -> ``NULL``), then ``find`` with the key-filter
+   (no match -> ``NULL``);
+3. CONSISTENT_HASH_MODULO with MODULO > 0: a key other than ``NULL`` becomes
+   ``(fnv(key) & 0x7fffffff) % MODULO`` (int arithmetic that cannot overflow: the wrap-around of
+   FNV stays in Java, so ANSI mode is never tripped);
+4. local-target-filter ``matches`` -> the local target;
+5. no policy or no pool -> REFUSED_USE_ANOTHER; no ready targets (quorum) or CONSISTENT_HASH_MODULO ->
+   REFUSED_UNAVAILABLE; FIRST_ELEMENT or a single target -> the first; CONSISTENT_HASH -> the ring's
+   floor entry of fnv(key), else its smallest, as a balanced tree of comparisons against the ring's
+   sorted hashes (literals).
+
+:func:`uncovered` says which routers this covers; the rest keep the pandas path (ROUND_ROBIN,
+LEAST_CONNECTIONS, caches that can disagree with the policy, SOURCE_IP and ROLE_NAME keys, regexes
+the engine refuses for some texts). Routers sharing a key type, filter or transformation (what-if
+variants always do) share those columns, so each UDF runs once per row and distinct input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..routing.batch import vectorisable
+from ..routing.javaregex import JavaRegexError, compile_java
+from ..routing.keys import INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, RECORD_COLUMNS
+from ..routing.policies import ConsistentHashModuloPolicy, FirstElementPolicy, Ring
+from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router
+from ..routing.targets import INT_MAX, Target
+from .jvm_udf import FIND, FNV, MATCHES
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "SNI_HOST")
+KEY_TYPE_COLUMN = {v: k for k, v in RECORD_COLUMNS.items()}
+USE_ANOTHER_SLOT = -1
+UNAVAILABLE_SLOT = -2
+TEMP = "__arouter_"
+
+
+def uncovered(router: Router, columns: Sequence[str]) -> str | None:
+    """None when the SQL path gives the engine's answers for ``router`` on keys with ``columns``."""
+    if not vectorisable(router):
+        return "its answers depend on the order of keys"
+    if router.key_type not in PLAIN_KEY_TYPES:
+        return f"{router.key_type} keys are resolved in Python"
+    if "key" not in columns and "source_ip" in columns:
+        return "source_ip values are parsed in Python"
+    if router.key_filter is not None and router.key_filter.strip():
+        try:
+            if compile_java(router.key_filter).bmp_text_only:
+                return "its key-filter cannot be answered for every text"
+        except JavaRegexError:
+            return "its key-filter is refused by the engine"
+    ltf = router.local_target_filter
+    if ltf is not None and ltf.bmp_text_only:
+        return "its local-target-filter cannot be answered for every text"
+    return None
+
+
+def _call(name: str, *args: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.call_function(name, *args)
+
+
+def _floor_index(h: Column, hashes: Sequence[int], lo: int, hi: int) -> Column:
+    """The index in ``hashes`` (sorted) of the greatest hash <= h, else 0; h is known in [lo, hi]."""
+    from pyspark.sql import functions as F
+
+    if lo == hi:
+        return F.lit(lo)
+    mid = (lo + hi + 1) // 2
+    return F.when(h >= F.lit(hashes[mid]), _floor_index(h, hashes, mid, hi)).otherwise(
+        _floor_index(h, hashes, lo, mid - 1))
+
+
+def _is_internal(client_id: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.coalesce(client_id.startswith(INTERNAL_CLIENT_ID_PREFIX), F.lit(False))
+
+
+def _label(t: Target) -> str:
+    return "local" if t.local else t.name
+
+
+def _answer(s: Column, picks: Sequence[Target]) -> tuple[Column, Column, Column, Column]:
+    """Status, target label, local and node id of a slot column (see :meth:`SqlRouting.slot`)."""
+    from pyspark.sql import functions as F
+
+    status = (F.when(s == F.lit(USE_ANOTHER_SLOT), F.lit(REFUSED_USE_ANOTHER))
+              .when(s == F.lit(UNAVAILABLE_SLOT), F.lit(REFUSED_UNAVAILABLE)).otherwise(F.lit(OK)))
+    index = s + F.lit(1)
+    chosen = s >= F.lit(0)
+    target = F.when(chosen, F.element_at(F.array(*[F.lit(_label(t)) for t in picks]), index))
+    node = F.when(chosen, F.element_at(F.array(*[F.lit(t.node_id) for t in picks]), index))
+    local = F.when(chosen, F.element_at(F.array(*[F.lit(t.local) for t in picks]), index)).otherwise(F.lit(False))
+    return status, target, local, node
+
+
+class SqlRouting:
+    """Builds the answer columns of several routers on one key frame, stage by stage."""
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
+        self.stages: list[dict[str, Column]] = [{} for _ in range(4)]  # key, value, hash/match, slot
+        self.outputs: dict[str, Column] = {}
+        self.decoders: dict[str, list[Column]] = {}  # compact slot column -> its answer columns
+        self._memo: dict[tuple, str] = {}
+
+    def _column(self, stage: int, sig: tuple, make: Callable[[], Column]) -> str:
+        name = self._memo.get(sig)
+        if name is None:
+            name = self._memo[sig] = f"{TEMP}{len(self._memo)}"
+            self.stages[stage][name] = make()
+        return name
+
+    # -- steps 1 and 2: the key ------------------------------------------------------------------
+    def _raw(self, router: Router) -> Column:
+        from pyspark.sql import functions as F
+
+        if "key" in self.columns:
+            return F.col("key")
+        column = KEY_TYPE_COLUMN[router.key_type]
+        return F.col(column) if column in self.columns else F.lit(None).cast("string")
+
+    def _internal_source(self, router: Router) -> str | None:
+        """The column holding the client id, when the router can see an internal client id."""
+        if "key" in self.columns:
+            return "key" if router.key_type == "CLIENT_ID" else None
+        return "client_id" if "client_id" in self.columns else None
+
+    def internal(self, router: Router) -> str | None:
+        from pyspark.sql import functions as F
+
+        source = self._internal_source(router)
+        if source is None:
+            return None
+        return self._column(0, ("internal", source), lambda: _is_internal(F.col(source)))
+
+    def key(self, router: Router) -> str:
+        from pyspark.sql import functions as F
+
+        pattern = router.key_filter if router.key_filter is not None and router.key_filter.strip() else None
+        source = self._internal_source(router)
+
+        def make() -> Column:
+            raw = self._raw(router)
+            found = raw if pattern is None else _call(FIND, raw, F.lit(pattern))
+            key = F.coalesce(found, F.lit(NULL_KEY))
+            if source is not None:
+                key = F.when(_is_internal(F.col(source)), F.col(source)).otherwise(key)
+            return key
+
+        return self._column(0, ("key", router.key_type, pattern, source), make)
+
+    # -- step 3: the policy's transformation -----------------------------------------------------
+    def value(self, router: Router) -> str:
+        from pyspark.sql import functions as F
+
+        key = self.key(router)
+        policy = router.policy
+        if not isinstance(policy, ConsistentHashModuloPolicy) or policy.modulo <= 0:
+            return key
+        internal = self.internal(router)
+        modulo = policy.modulo
+
+        def make() -> Column:
+            k = F.col(key)
+            keep = k == F.lit(NULL_KEY)
+            if internal is not None:
+                keep = keep | F.col(internal)
+            bucket = (_call(FNV, k).bitwiseAND(F.lit(INT_MAX)) % F.lit(modulo)).cast("string")
+            return F.when(keep, k).otherwise(bucket)
+
+        return self._column(1, ("modulo", key, modulo), make)
+
+    def _hash(self, value: str) -> str:
+        from pyspark.sql import functions as F
+
+        return self._column(2, ("fnv", value), lambda: _call(FNV, F.col(value)))
+
+    def _matches(self, value: str, pattern: str) -> str:
+        from pyspark.sql import functions as F
+
+        return self._column(2, ("matches", value, pattern),
+                            lambda: F.coalesce(_call(MATCHES, F.col(value), F.lit(pattern)), F.lit(False)))
+
+    # -- steps 4 and 5: the answer -----------------------------------------------------------------
+    def slot(self, router: Router) -> tuple[str, list[Target]]:
+        """A column with -1 (use another), -2 (unavailable) or an index into the returned targets."""
+        from pyspark.sql import functions as F
+
+        value = self.value(router)
+        internal = self.internal(router)
+        ltf = router.local_target_filter
+        local = self._matches(value, ltf.source) if ltf is not None else None
+        picks: list[Target] = [router.local]
+        policy, pool = router.policy, router.pool
+        default: Column
+        if policy is None or pool is None:
+            default = F.lit(USE_ANOTHER_SLOT)
+        else:
+            targets = pool.ready()
+            if not targets or isinstance(policy, ConsistentHashModuloPolicy):
+                default = F.lit(UNAVAILABLE_SLOT)
+            elif isinstance(policy, FirstElementPolicy) or len(targets) == 1:
+                picks.append(targets[0])
+                default = F.lit(1)
+            else:
+                ring = Ring.build(targets)
+                picks.extend(ring.targets)
+                h = F.col(self._hash(value))
+                default = F.lit(1) + _floor_index(h, ring.hashes, 0, len(ring.hashes) - 1)
+        conditions = [F.col(c) for c in (internal, local) if c is not None]
+        sig = ("slot", value, internal, local, tuple((t.name, t.node_id, t.local) for t in picks), str(default))
+
+        def make() -> Column:
+            if not conditions:
+                return default
+            out = F.when(conditions[0], F.lit(0))
+            for c in conditions[1:]:
+                out = out.when(c, F.lit(0))
+            return out.otherwise(default)
+
+        return self._column(3, sig, make), picks
+
+    def add_router(self, prefix: str, router: Router, scenarios: Sequence[Router], full: bool,
+                   compact: bool = False) -> None:
+        """The output columns ``{prefix}status`` … (as assign.job_fields names them).
+
+        ``compact`` (for counting): ``{prefix}slot`` / ``{prefix}w{j}_slot`` ints instead of status,
+        target and local; :attr:`decoders` turns the counted slots into those columns afterwards.
+        """
+        from pyspark.sql import functions as F
+
+        slot, picks = self.slot(router)
+        key = F.col(self.key(router))
+        out = {f"{prefix}null": key == F.lit(NULL_KEY)}
+        answers = [(prefix, slot, picks)] + [(f"{prefix}w{j}_", *self.slot(v)) for j, v in enumerate(scenarios)]
+        for p, s, chosen in answers:
+            # compact: decoded after the aggregation, from the counted slot column
+            status, target, local, node = _answer(F.col(f"{p}slot" if compact else s), chosen)
+            main = p == prefix
+            if compact:
+                out[f"{p}slot"] = F.col(s)
+                self.decoders[f"{p}slot"] = [status.alias(f"{p}status"), target.alias(f"{p}target")] + (
+                    [local.alias(f"{p}local")] if main else [])
+            else:
+                out[f"{p}status"], out[f"{p}target"] = status, target
+                if main:
+                    out[f"{p}local"] = local
+            if main and full:
+                out[f"{p}key_value"] = F.col(self.value(router))
+                out[f"{p}node_id"] = node
+        self.outputs.update(out)
+
+    def apply(self, frame: DataFrame) -> DataFrame:
+        """``frame`` with every added router's output columns (and no helper columns)."""
+        for stage in self.stages:
+            if stage:
+                frame = frame.select("*", *[c.alias(n) for n, c in stage.items()])
+        frame = frame.select("*", *[c.alias(n) for n, c in self.outputs.items()])
+        return frame.drop(*[n for stage in self.stages for n in stage])

@@ -1,0 +1,257 @@
+"""``simulate --keys-file`` output: the column writers equal one json.dumps / csv.DictWriter row per record."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy")
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from artemis_routing_cli.cli import simulate_batch as sb  # noqa: E402
+from artemis_routing_cli.config import load_text  # noqa: E402
+from artemis_routing_cli.errors import UsageError  # noqa: E402
+from artemis_routing_cli.routing.batch import route_batch  # noqa: E402
+from artemis_routing_cli.routing.keys import connection_from_record  # noqa: E402
+from artemis_routing_cli.routing.targets import TargetState  # noqa: E402
+from tests.conftest import broker_xml  # noqa: E402
+
+NASTY = ['plain', '', 'say "hi"', 'back\\slash', '\\"', '", "', 'tab\there', 'nl\nx', 'cr\rx', '\x00', '\x1f',
+         '\x7f', '\x08\x0c', '\u2028\u2029', '\ud800', 'x\udfff', '\ud83d\ude00', '\U0001F600', 'h\u00e9llo',
+         '\u4e2d\u0130', ' spaced ', 'NULL', '{"a": 1}', '\\u0041']
+ODD_VALUES: list[object] = [None, 0, -5, 1.5, True, False, [], {}, ["one"], {"k": "v"}, ["a", "b"], {"a": 1, "b": 2}]
+
+CONNECTORS = "".join(f'<connector name="c{i}">tcp://h{i}:61616</connector>' for i in range(1, 4))
+ROUTERS = "<connectors>" + CONNECTORS + """</connectors>
+<connection-routers>
+  <connection-router name="hash">
+    <key-type>CLIENT_ID</key-type>
+    <policy name="CONSISTENT_HASH"/>
+    <pool><static-connectors><connector-ref>c1</connector-ref><connector-ref>c2</connector-ref>
+      <connector-ref>c3</connector-ref></static-connectors></pool>
+  </connection-router>
+  <connection-router name="shard">
+    <key-type>CLIENT_ID</key-type>
+    <key-filter>^.{2}</key-filter>
+    <local-target-filter>^0$</local-target-filter>
+    <policy name="CONSISTENT_HASH_MODULO"><property key="MODULO" value="2"/></policy>
+  </connection-router>
+  <connection-router name="rr">
+    <key-type>USER_NAME</key-type>
+    <policy name="ROUND_ROBIN"/>
+    <pool><static-connectors><connector-ref>c1</connector-ref><connector-ref>c2</connector-ref></static-connectors>
+    </pool>
+  </connection-router>
+  <connection-router name="roles">
+    <key-type>ROLE_NAME</key-type>
+    <cache><timeout>0</timeout></cache>
+    <policy name="CONSISTENT_HASH"/>
+    <pool><static-connectors><connector-ref>c2</connector-ref><connector-ref>c3</connector-ref></static-connectors>
+    </pool>
+  </connection-router>
+</connection-routers>"""
+IP_ROUTER = """
+<connectors><connector name="c3">tcp://h3:61616</connector></connectors>
+<connection-routers><connection-router name="ip">
+  <key-type>SOURCE_IP</key-type>
+  <policy name="FIRST_ELEMENT"/>
+  <pool><static-connectors><connector-ref>c3</connector-ref></static-connectors></pool>
+</connection-router></connection-routers>"""
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _columns(values: list[object]) -> list[list[object]]:
+    n = len(values)
+    return [values, values, ["OK", "REFUSED_UNAVAILABLE"] * (n // 2) + ["OK"] * (n % 2),
+            ["c1", None] * (n // 2) + ["local"] * (n % 2), ["id-1", None] * (n // 2) + [None] * (n % 2),
+            [False, False] * (n // 2) + [True] * (n % 2)]
+
+
+def _expected(head: dict[str, object], cols: list[list[object]]) -> str:
+    rows = zip(*cols, strict=True)
+    return "".join(json.dumps({**head, "key": k, "key_value": v, "status": s, "target": t, "node_id": nid,
+                               "local": lo}, ensure_ascii=False) + "\n" for k, v, s, t, nid, lo in rows)
+
+
+@pytest.mark.parametrize("values", [NASTY, [v for v in NASTY if '"' not in v and "\\" not in v and v.isprintable()],
+                                    ODD_VALUES, NASTY + ODD_VALUES, [], ["only"]])
+def test_json_lines_equal_json_dumps_per_record(values: list[object]) -> None:
+    cols = _columns(list(values))
+    assert sb.json_lines('{"key": ', *cols) == _expected({}, cols)
+    head = '{"router": "r \\"1\\"\u2028", "key": '
+    assert sb.json_lines(head, *cols) == _expected({"router": 'r "1"\u2028'}, cols)
+
+
+def test_json_lines_key_value_differs_from_key() -> None:
+    keys: list[object] = list(NASTY)
+    values: list[object] = [f"{k}!" if i % 3 else None for i, k in enumerate(NASTY)]
+    cols = _columns(keys)
+    cols[1] = values
+    assert sb.json_lines('{"key": ', *cols) == _expected({}, cols)
+    cols[1] = [k.upper() for k in NASTY]  # all plain strings, no escapes needed in the values
+    assert sb.json_lines('{"key": ', *cols) == _expected({}, cols)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(codec=None, exclude_categories=()), max_size=8), max_size=20),
+       st.lists(st.text(st.characters(max_codepoint=0x7F), max_size=4), max_size=20))
+def test_json_lines_any_strings(keys: list[str], values: list[str]) -> None:
+    cols = _columns(list(keys))
+    cols[1] = [values[i] if i < len(values) else k for i, k in enumerate(keys)]
+    assert sb.json_lines('{"key": ', *cols) == _expected({}, cols)
+
+
+def test_encode_column_refuses_containers_with_separators() -> None:
+    assert sb.encode_column(["a\nb", None, 1, ["x"], {"k": "\u2028"}]) == [
+        json.dumps(v, ensure_ascii=False) for v in ["a\nb", None, 1, ["x"], {"k": "\u2028"}]]
+    assert sb.encode_column([["a", "b"]]) is None
+    assert sb.encode_column([]) == []
+
+
+def _routers(names: list[str] | None = None, config: str = ROUTERS):  # noqa: ANN202
+    from artemis_routing_cli.cli.simulate_one import select_routers
+
+    cfg = load_text(broker_xml(config))
+    routers = select_routers(cfg, TargetState(), None, 3)
+    return [r for r in routers if names is None or r.name in names]
+
+
+def test_csv_writer_equals_dict_writer() -> None:
+    keys: list[object] = [k for k in NASTY if _utf8(k)] + ["a,b", 'q"q', "x\r\ny"]
+    for router in _routers(["hash", "shard"]):
+        result = route_batch(router, keys)
+        for with_router in (False, True):
+            got = io.StringIO(newline="")
+            sb.CsvWriter(got, with_router).write(router.name, keys, result)
+            want = io.StringIO(newline="")
+            fields = (("router",) if with_router else ()) + sb.FIELDS
+            w = csv.DictWriter(want, fieldnames=fields, lineterminator="\n")
+            w.writeheader()
+            for shown, rec in zip(keys, result.records(), strict=True):
+                row = {"router": router.name, "key": shown, **rec} if with_router else {"key": shown, **rec}
+                w.writerow({k: ("" if v is None else str(v).lower() if isinstance(v, bool) else v)
+                            for k, v in row.items()})
+            assert got.getvalue() == want.getvalue()
+
+
+def test_csv_column_converts_none_and_booleans_only() -> None:
+    assert sb._csv_column(["a", None, True, False, 0, 1]) == ["a", "", "true", "false", 0, 1]
+    plain = ["a", "b"]
+    assert sb._csv_column(plain) is plain
+
+
+@pytest.mark.parametrize("text", ["", "\n", "\n\n", "a", "a\n", "a\nb", "a\n\nb\n", "x\r\ny\r\n", "é\n中\n😀"])
+def test_text_keys_split_on_newline_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    path = tmp_path / "keys.txt"
+    path.write_bytes(text.encode("utf-8"))
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    for chunk_bytes in (1, 2, 3, 1 << 18):
+        monkeypatch.setattr(sb, "TEXT_CHUNK_BYTES", chunk_bytes)
+        loaded = sb.load_keys(str(path))
+        assert loaded.keys() == lines
+        assert len(loaded) == len(lines)
+        assert sb.read_keys(str(path)) == ([(n, {"key": k}) for n, k in enumerate(lines, 1)], len(text.encode()))
+
+
+def test_bad_utf8_reports_its_line_whatever_the_chunking(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "keys.txt"
+    path.write_bytes(b"a\nbb\nccc\n\xc3(\nd\n")
+    for chunk_bytes in (1, 4, 1 << 18):
+        monkeypatch.setattr(sb, "TEXT_CHUNK_BYTES", chunk_bytes)
+        with pytest.raises(UsageError) as err:
+            sb.load_keys(str(path))
+        assert err.value.message == "not valid UTF-8" and err.value.line == 4
+
+
+def _reference(path: Path, names: list[str], management: bool, config: str = ROUTERS) -> str:
+    """What `simulate --keys-file` writes, one scalar route and one json.dumps per record."""
+    routers = _routers(names, config)
+    records = sb.read_keys(str(path))[0]
+    out = []
+    for r in routers:
+        r.tracing = False
+        for _, rec in records:
+            if management:
+                shown = rec.get("key", "")
+                res = r.route_key(shown)
+            else:
+                shown = rec["key"] if "key" in rec else rec.get(sb._column_of(r.key_type), "")
+                res = r.route(connection_from_record(r.key_type, rec))
+            t = res.target
+            row = {"key": shown, "key_value": res.key_value, "status": res.status, "target": res.target_label,
+                   "node_id": t.node_id if t is not None else None, "local": res.local}
+            out.append(json.dumps({"router": r.name, **row} if len(routers) > 1 else row, ensure_ascii=False))
+    return "".join(line + "\n" for line in out)
+
+
+@pytest.mark.parametrize("management", [False, True])
+@pytest.mark.parametrize("names", [["hash"], ["shard"], ["rr"], ["roles"], ["hash", "shard", "rr", "roles"]])
+def test_run_batch_equals_one_scalar_route_per_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      names: list[str], management: bool) -> None:
+    keys = [k for k in NASTY if "\n" not in k and _utf8(k)] + ["admin,ops", ""]
+    path = tmp_path / "keys.txt"
+    path.write_text("\n".join(keys * 40) + "\n", encoding="utf-8")
+    jsonl = tmp_path / "keys.jsonl"
+    jsonl.write_text("".join(json.dumps({"key": k}) + "\n" for k in keys), encoding="utf-8")
+    monkeypatch.setattr(sb, "CHUNK", 7)  # many chunks: the cache and ROUND_ROBIN carry over between them
+    monkeypatch.setattr(sb, "TEXT_CHUNK_BYTES", 50)
+    cfg = load_text(broker_xml(ROUTERS))
+    for keys_file in (path, jsonl):
+        out = tmp_path / "out.jsonl"
+        sb.run_batch(cfg, TargetState(), names[0] if len(names) == 1 else None, str(keys_file), str(out), "jsonl",
+                     3, management)
+        assert out.read_text(encoding="utf-8") == _reference(keys_file, names, management)
+
+
+def test_run_batch_source_ip_errors_carry_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "keys.txt"
+    path.write_text("10.0.0.1\n[::1]:5000\nnot-an-ip\n", encoding="utf-8")
+    cfg = load_text(broker_xml(IP_ROUTER))
+    with pytest.raises(UsageError) as err:
+        sb.run_batch(cfg, TargetState(), "ip", str(path), str(tmp_path / "o.jsonl"), "jsonl", None, False)
+    assert err.value.line == 3
+    path.write_text("10.0.0.1\n[::1]:5000\n", encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    sb.run_batch(cfg, TargetState(), "ip", str(path), str(out), "jsonl", None, False)
+    assert out.read_text(encoding="utf-8") == _reference(path, ["ip"], False, IP_ROUTER)
+
+
+def test_json_line_bytes_equal_json_dumps_or_refuse() -> None:
+    clean = [k for k in NASTY if _utf8(k) and not any(c in k for c in '"\\') and all(c >= " " for c in k)]
+    cols = _columns(list(clean))
+    pieces = sb.json_line_bytes('{"key": ', [k.encode("utf-8") for k in clean], *cols[2:])
+    assert pieces is not None
+    assert b"".join(pieces) == _expected({}, cols).encode("utf-8")
+    for bad in ('a"b', "a\\b", "a\rb", "a\x1fb", "a\x00"):
+        assert sb.json_line_bytes('{"key": ', [b"ok", bad.encode()], *_columns(["ok", bad])[2:]) is None
+
+
+def test_writer_keeps_order_across_text_and_byte_writes() -> None:
+    router = _routers(["hash"])[0]
+    chunks = [["plain", "h\u00e9llo"], ['quote"d', "x"], ["\U0001F600", "NULL", ""], ["back\\slash"]]
+    raw = io.BytesIO()
+    sink = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    writer = sb.JsonLinesWriter(sink, True)
+    expected = []
+    for keys in chunks:
+        result = route_batch(router, keys)
+        writer.write("hash", keys, result, [k.encode("utf-8") for k in keys])
+        expected += [json.dumps({"router": "hash", "key": k, **rec}, ensure_ascii=False) + "\n"
+                     for k, rec in zip(keys, result.records(), strict=True)]
+    sink.flush()
+    assert raw.getvalue().decode("utf-8") == "".join(expected)
