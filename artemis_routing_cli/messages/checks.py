@@ -114,6 +114,11 @@ def _routing_names(active: list[Divert]) -> list[Problem]:
     return problems
 
 
+# Elementary cycles can be exponentially many: the path walk that names them stops after this many
+# steps, and every strongly connected group of addresses it did not reach still gets one cycle.
+MAX_LOOP_WALK_STEPS = 20_000
+
+
 def _loops(active: list[Divert]) -> list[Problem]:
     edges: dict[str, list[tuple[str, Divert]]] = {}
     for divert in active:
@@ -121,23 +126,102 @@ def _loops(active: list[Divert]) -> list[Problem]:
             edges.setdefault(divert.address or "", []).append((target, divert))
     problems: list[Problem] = []
     reported: set[tuple[str, ...]] = set()
+    covered: set[str] = set()
+    steps = 0
+
+    def report(addresses: list[str], cycle: list[Divert]) -> None:
+        key = _canonical(tuple(d.name for d in cycle))
+        if key not in reported:
+            reported.add(key)
+            covered.update(addresses)
+            problems.append((cycle[0], "loop", _loop_message(addresses, cycle)))
 
     def walk(address: str, path: list[str], via: list[Divert]) -> None:
+        nonlocal steps
         for target, divert in edges.get(address, []):
+            steps += 1
+            if steps > MAX_LOOP_WALK_STEPS:
+                return
             if target in path:
                 start = path.index(target)
-                cycle = via[start:] + [divert]
-                key = _canonical(tuple(d.name for d in cycle))
-                if key in reported:
-                    continue
-                reported.add(key)
-                problems.append((cycle[0], "loop", _loop_message(path[start:] + [target], cycle)))
+                report(path[start:] + [target], via[start:] + [divert])
             elif len(path) < 64:
                 walk(target, path + [target], via + [divert])
 
     for origin in list(edges):
         walk(origin, [origin], [])
+    for group in _cyclic_groups(edges):
+        if not covered.intersection(group):
+            addresses, cycle = _one_cycle(group, edges)
+            report(addresses, cycle)
     return problems
+
+
+def _cyclic_groups(edges: dict[str, list[tuple[str, Divert]]]) -> list[set[str]]:
+    """Strongly connected groups of addresses that hold a cycle (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    groups: list[set[str]] = []
+    counter = 0
+    for root in list(edges):
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            outs = edges.get(node, [])
+            if i < len(outs):
+                work.append((node, i + 1))
+                nxt = outs[i][0]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                group: set[str] = set()
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    group.add(top)
+                    if top == node:
+                        break
+                if len(group) > 1 or any(t == node for t, _ in edges.get(node, [])):
+                    groups.append(group)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return groups
+
+
+def _one_cycle(group: set[str], edges: dict[str, list[tuple[str, Divert]]]) -> tuple[list[str], list[Divert]]:
+    """A shortest cycle through one address of ``group`` (breadth first inside the group)."""
+    start = min(group)
+    previous: dict[str, tuple[str, Divert]] = {}  # address -> (address before it, divert between)
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for target, divert in edges.get(node, []):
+            if target not in group:
+                continue
+            if target == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(previous[path[-1]][0])
+                path.reverse()  # start ... node
+                diverts = [previous[a][1] for a in path[1:]] + [divert]
+                return [*path, start], diverts
+            if target not in previous:
+                previous[target] = (node, divert)
+                queue.append(target)
+    raise AssertionError("a cyclic group always holds a cycle")  # pragma: no cover
 
 
 def _canonical(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -63,3 +63,25 @@ def test_duplicate_names_and_shared_routing_name(broker):
         divert_xml("d", "z", "y"),
     ])
     assert codes(config) == [("d", "duplicate-name"), ("e", "routing-name-shared")]
+
+
+def test_loop_search_is_bounded_on_a_dense_divert_graph(broker) -> None:
+    """30 addresses, each forwarding to 10 others: exponentially many cycles, still answered."""
+    import random
+
+    rng = random.Random(7)
+    diverts = [divert_xml(f"d{a}-{k}", f"a{a}", f"a{rng.randrange(30)}") for a in range(30) for k in range(10)]
+    loops = [p for p in divert_problems(broker(diverts)) if p[1] == "loop"]
+    assert loops
+
+
+def test_every_cyclic_group_is_reported_even_past_the_walk_budget(broker, monkeypatch) -> None:
+    from artemis_routing_cli.messages import checks
+
+    monkeypatch.setattr(checks, "MAX_LOOP_WALK_STEPS", 0)
+    diverts = [divert_xml("x1", "a", "b"), divert_xml("x2", "b", "a"), divert_xml("self", "c", "c"),
+               divert_xml("line", "d", "e")]
+    loops = [(d.name, m) for d, code, m in checks.divert_problems(broker(diverts)) if code == "loop"]
+    assert sorted(name for name, _ in loops) == ["self", "x1"]
+    two_way = next(m for name, m in loops if name == "x1")
+    assert "x1, x2" in two_way and "a -> b -> a" in two_way
