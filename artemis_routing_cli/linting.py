@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .config import LoadOptions, load_document
+from .config.gcpause import gc_paused
 from .config.parse import build_config
 from .diagnostics import Diagnostic, Severity
 from .errors import ArouterError
@@ -53,6 +54,7 @@ def _normalise(name: str) -> str:
     return meta.id if meta is not None else name.upper()
 
 
+@gc_paused()
 def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: bytes | None = None) -> FileReport:
     settings = settings or LintSettings()
     metas = all_rules()
