@@ -47,3 +47,15 @@ def write_broker(tmp_path: Path):
         return p
 
     return write
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path):  # noqa: ANN201 - yields tests.peers.Mosquitto
+    """A real mosquitto broker on a free 127.0.0.1 port (skips when mosquitto is not installed)."""
+    from tests.peers import start_mosquitto
+
+    broker = start_mosquitto(tmp_path)
+    if broker is None:
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
+    yield broker
+    broker.stop()

@@ -7,16 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .peers import JolokiaDouble, Mosquitto, SilentListener, TlsServer, make_self_signed, start_mosquitto
-
-
-@pytest.fixture
-def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    broker = start_mosquitto(tmp_path)
-    if broker is None:
-        pytest.skip("mosquitto is not installed")
-    yield broker
-    broker.stop()
+from .peers import JolokiaDouble, SilentListener, TlsServer, make_self_signed
 
 
 @pytest.fixture

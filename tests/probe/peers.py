@@ -10,27 +10,16 @@ import base64
 import datetime
 import ipaddress
 import json
-import shutil
 import socket
 import ssl
-import subprocess
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from artemis_routing_cli.probe.broadcast import Broadcast, encode_broadcast
 from artemis_routing_cli.protocols.core import CoreServer
-
-#: Guard against a hung peer, not a synchronisation device: a passing test never waits for it.
-HANG_GUARD_SECONDS = 20
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.peers import HANG_GUARD_SECONDS, Mosquitto, free_port, start_mosquitto  # noqa: F401
 
 
 def closed_port() -> int:
@@ -49,45 +38,6 @@ class SilentListener:
 
     def close(self) -> None:
         self.sock.close()
-
-
-# -- mosquitto ---------------------------------------------------------------------------------
-
-
-@dataclass
-class Mosquitto:
-    port: int
-    proc: subprocess.Popen[bytes]
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(HANG_GUARD_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def start_mosquitto(tmp: Path) -> Mosquitto | None:
-    """Start mosquitto on a free port; None when it is not installed. Ready = accepts a connection."""
-    exe = shutil.which("mosquitto")
-    if exe is None:
-        return None
-    port = free_port()
-    conf = tmp / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n", encoding="utf-8")
-    proc = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + HANG_GUARD_SECONDS
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"mosquitto exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return Mosquitto(port, proc)
-        except OSError:
-            continue  # not listening yet: poll again
-    proc.kill()
-    raise RuntimeError("mosquitto did not start listening")
 
 
 # -- TLS server --------------------------------------------------------------------------------

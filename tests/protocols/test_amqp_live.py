@@ -17,6 +17,7 @@ from artemis_routing_cli.protocols.amqp import (
     SaslMechanisms,
     SaslOutcome,
 )
+from tests.peers import free_port
 
 proton = pytest.importorskip("proton", reason="python-qpid-proton is not installed")
 from proton import Condition  # noqa: E402
@@ -182,12 +183,6 @@ def test_proton_client_without_sasl_is_redirected_too():
     assert client.condition.name == "amqp:connection:redirect"
     assert client.condition.info == {"network-host": "10.0.0.2", "port": 5672}
     assert not [e for e in listener.events if isinstance(e, SaslInit)]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class ClosingServer(MessagingHandler):

@@ -6,9 +6,7 @@ Client side: MqttClient connects to a real mosquitto broker started for this mod
 
 from __future__ import annotations
 
-import shutil
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -130,38 +128,15 @@ def test_paho_v3_gets_the_brokers_v5_code_and_no_reference(protocol):
 # --- client side against mosquitto ---------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def mosquitto_port() -> Iterator[int]:
-    binary = shutil.which("mosquitto")
-    if binary is None:
+def mosquitto_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    from tests.peers import start_mosquitto
+
+    broker = start_mosquitto(tmp_path_factory.mktemp("mosquitto"))
+    if broker is None:
         pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
-    port = free_port()
-    proc = subprocess.Popen([binary, "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + HANG_GUARD_SECONDS
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("mosquitto did not start listening")
-                try:  # wait a moment for the process, which also notices an early exit
-                    proc.wait(timeout=0.05)
-                except subprocess.TimeoutExpired:
-                    continue
-                pytest.fail(f"mosquitto exited: {proc.stderr.read().decode(errors='replace')}")
-        yield port
-    finally:
-        proc.terminate()
-        proc.wait(HANG_GUARD_SECONDS)
-        proc.stderr.close()
+    yield broker.port
+    broker.stop()
 
 
 def probe(port: int, client: MqttClient, client_id: str, **options: object) -> Connack:

@@ -117,12 +117,6 @@ def serve(tmp_path: Path) -> Iterator:
         r.stop()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def recv_until_closed(sock: socket.socket) -> bytes:
     """Everything the server sends until it closes the connection."""
     sock.settimeout(HANG_GUARD)

@@ -93,7 +93,7 @@ def test_silent_client_is_closed_at_the_handshake_timeout(serve):
 
 
 def test_protocol_not_in_the_acceptor_list_is_closed(serve, tmp_path):
-    from .conftest import free_port
+    from tests.peers import free_port
 
     port = free_port()
     core = ROUTER_CORE.replace("<connection-routers>", f"""<acceptors>

@@ -14,8 +14,9 @@ import pytest
 from artemis_routing_cli.protocols.mqtt import MqttClient
 from tests.cli.helpers import REPO, arouter
 from tests.conftest import broker_xml
+from tests.peers import free_port
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, free_port, recv_until_closed
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
 
 pytestmark = pytest.mark.network
 

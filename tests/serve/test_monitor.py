@@ -7,8 +7,9 @@ import socket
 import pytest
 
 from artemis_routing_cli.protocols.mqtt import MqttClient
+from tests.peers import free_port
 
-from .conftest import HANG_GUARD, free_port, recv_until_closed
+from .conftest import HANG_GUARD, recv_until_closed
 
 pytestmark = pytest.mark.network
 

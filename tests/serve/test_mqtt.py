@@ -3,18 +3,13 @@ Reference to a real mosquitto broker."""
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from artemis_routing_cli.routing.targets import state_from_options
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, free_port
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE
 
 mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
@@ -76,34 +71,9 @@ def test_local_result_without_local_target_is_refused(serve):
     assert any("no --local-target" in r["message"] for r in running.records if r["event"] == "startup")
 
 
-@pytest.fixture
-def mosquitto(tmp_path: Path) -> Iterator[int]:
-    binary = shutil.which("mosquitto") or next(
-        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()), None)
-    if binary is None:
-        pytest.skip("mosquitto is not installed")
-    port = free_port()
-    conf = tmp_path / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n", encoding="utf-8")
-    proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while True:  # poll until it accepts connections
-            if proc.poll() is not None:
-                pytest.skip("mosquitto did not start")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD).close()
-                break
-            except ConnectionRefusedError:
-                continue
-        yield port
-    finally:
-        proc.terminate()
-        proc.wait(HANG_GUARD)
-
-
 def test_client_follows_the_server_reference_to_a_real_broker(serve, mosquitto):
     core = f"""
-      <connectors><connector name="mosq">tcp://127.0.0.1:{mosquitto}</connector></connectors>
+      <connectors><connector name="mosq">tcp://127.0.0.1:{mosquitto.port}</connector></connectors>
       <connection-routers><connection-router name="r">
         <key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>
         <pool><static-connectors><connector-ref>mosq</connector-ref></static-connectors></pool>
@@ -112,7 +82,7 @@ def test_client_follows_the_server_reference_to_a_real_broker(serve, mosquitto):
     rc, props = mqtt5_connect(running.port(), "follower")
     assert rc.value == 0x9C
     host, _, port = server_reference(props).rpartition(":")
-    assert (host, int(port)) == ("127.0.0.1", mosquitto)
+    assert (host, int(port)) == ("127.0.0.1", mosquitto.port)
 
     received: list[bytes] = []
     done = threading.Event()

@@ -1,0 +1,61 @@
+"""Real peers every test folder shares: free loopback ports and a real mosquitto broker."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Guard against a hung peer, not a synchronisation device: a passing test never waits for it.
+HANG_GUARD_SECONDS = 20
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Mosquitto:
+    port: int
+    proc: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(HANG_GUARD_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def mosquitto_binary() -> str | None:
+    return shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()), None)
+
+
+def start_mosquitto(tmp: Path) -> Mosquitto | None:
+    """Start mosquitto on a free port; None when it is not installed. Ready = accepts a connection."""
+    exe = mosquitto_binary()
+    if exe is None:
+        return None
+    port = free_port()
+    conf = tmp / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n", encoding="utf-8")
+    proc = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"mosquitto exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return Mosquitto(port, proc)
+        except OSError:
+            continue  # not listening yet: poll again
+    proc.kill()
+    raise RuntimeError("mosquitto did not start listening")
