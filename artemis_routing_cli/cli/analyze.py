@@ -105,7 +105,9 @@ def _write_report(path: str, summary: dict, keys: str, png: bool, err) -> None: 
         err.print("[yellow]warning[/yellow]: --png needs matplotlib: the report has SVG charts only",
                   highlight=False)
     try:
-        Path(path).write_text(html_report(summary, source=keys, png=charts), encoding="utf-8")
+        tmp = Path(path + ".tmp")  # never a half-written report
+        tmp.write_text(html_report(summary, source=keys, png=charts), encoding="utf-8")
+        tmp.replace(path)
     except OSError as exc:
         raise UsageError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
     err.print(f"arouter: report written to {path}", highlight=False)
