@@ -6,8 +6,14 @@ import re
 from types import MappingProxyType
 from urllib.parse import unquote
 
-from .model import DEFAULT_CONNECTOR_HOST, DEFAULT_CONNECTOR_PORT, TransportUrl
+from .model import TransportUrl
 
+# What java.net.URI reports for a missing host / port; the broker copies them into the
+# transport parameters as text ("" + uri.getHost(), "" + uri.getPort()), so a connector written
+# without a port really has port -1 (its redirects say host:-1, and it connects nowhere).
+URI_NO_HOST = "null"
+URI_NO_PORT = -1
+_JAVA_WHITESPACE = re.compile(r"[ \t\n\x0b\f\r]")
 _SCHEME = re.compile(r"^\s*\(?\s*([A-Za-z][A-Za-z0-9+.-]*)://")
 _PARAM_SPLIT = re.compile(r"[;&]")
 
@@ -17,12 +23,13 @@ class UrlError(ValueError):
 
 
 def parse_transport_url(raw: str) -> TransportUrl:
-    """Parse ``tcp://host:port?k=v;k2=v2`` (parameters split on ``;`` and ``&``).
+    """Parse ``tcp://host:port?k=v;k2=v2`` as the broker does (parameters split on ``;`` and ``&``).
 
-    A list of URLs in parentheses, as the client URL syntax allows, uses the first one's host.
-    Host defaults to ``localhost`` and port to 61616, as the broker's TCP schema does.
+    The broker first removes every whitespace character (ConfigurationUtils). A list of URLs in
+    parentheses, as the client URL syntax allows, uses the first one's host. A missing host or
+    port is what Java's URI reports (``null`` and -1), not a default.
     """
-    text = raw.strip()
+    text = _JAVA_WHITESPACE.sub("", raw)
     m = _SCHEME.match(text)
     if not m:
         raise UrlError(f"{raw!r} is not a URL like tcp://host:port")
@@ -69,9 +76,9 @@ def _split_host_port(authority: str, raw: str) -> tuple[str, int]:
     else:
         host, port_text = authority, ""
     if not host:
-        host = DEFAULT_CONNECTOR_HOST
+        host = URI_NO_HOST
     if not port_text:
-        return host, DEFAULT_CONNECTOR_PORT
+        return host, URI_NO_PORT
     try:
         port = int(port_text)
     except ValueError as exc:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from ..config.parse import descendants, local, text_content
 from ..config.positions import Pos
-from ..config.urls import UrlError, parse_transport_url
+from ..config.urls import URI_NO_PORT, UrlError, parse_transport_url
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from .base import Context
 
@@ -54,6 +54,24 @@ reported again.""",
   <connector name="b1">tcp://broker1:61616</connector>
 </connectors>""",
     ),
+    RuleMeta(
+        id="AR703",
+        name="transport-url-without-port",
+        severity=Severity.WARNING,
+        category="semantics",
+        summary="A tcp acceptor or connector URL without a port: the broker uses port -1, not 61616.",
+        doc="""\
+The broker copies the URL's port into the transport parameters as Java's `URI.getPort()` reports
+it, which is -1 when the URL has none; the documented default (61616) only applies to transport
+configurations built without a URL. An acceptor without a port cannot listen; a connector without
+one connects nowhere, and clients redirected to it are sent to `host:-1`. Write the port.""",
+        fail="""<connectors>
+  <connector name="b1">tcp://broker1</connector>
+</connectors>""",
+        ok="""<connectors>
+  <connector name="b1">tcp://broker1:61616</connector>
+</connectors>""",
+    ),
 ]
 
 _SECTIONS = {"acceptor": "acceptors", "connector": "connectors"}
@@ -78,10 +96,17 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             if parent is None or local(parent) != section:
                 continue
             try:
-                parse_transport_url(text_content(el))
+                url = parse_transport_url(text_content(el))
             except UrlError as err:
                 name = el.get("name") or ""
                 effect = "cannot listen" if kind == "acceptor" else "cannot connect anywhere"
                 yield ctx.report("AR702", ctx.locate(el),
                                  f"{kind} '{name}': {err}; the broker cannot take a host and port from it, so the "
                                  f"{kind} {effect}", section=f"{kind} {name}")
+                continue
+            if url.scheme == "tcp" and url.port == URI_NO_PORT and "port" not in url.params:
+                name = el.get("name") or ""
+                effect = "cannot listen" if kind == "acceptor" else "connects nowhere and redirects to host:-1"
+                yield ctx.report("AR703", ctx.locate(el),
+                                 f"{kind} '{name}' has no port: the broker uses port -1 (not 61616), so it {effect}",
+                                 section=f"{kind} {name}", hint="write the port, e.g. tcp://host:61616")

@@ -181,7 +181,8 @@ def test_model_defaults_and_broker_reading_rules() -> None:
   </connection-router>
 </connection-routers>"""))
     c1 = cfg.connectors["c1"]
-    assert (c1.host, c1.port) == ("h1", 61616)  # the first wins; default port
+    # the first wins; no port in the URL is Java URI's -1 (the broker copies it as is)
+    assert (c1.host, c1.port) == ("h1", -1)
     a = cfg.acceptors[0]
     assert a.router == "r" and a.protocols == ("CORE", "AMQP") and a.ssl_enabled
     r = cfg.connection_routers[0]
@@ -206,3 +207,14 @@ def test_bundled_sample_equals_samples_broker_xml() -> None:
     from artemis_routing_cli.cli.common import bundled_sample
 
     assert Path(bundled_sample()).read_bytes() == SAMPLE.read_bytes()
+
+
+def test_transport_urls_read_like_the_broker() -> None:
+    from artemis_routing_cli.config.urls import parse_transport_url
+
+    spaced = parse_transport_url("tcp://0.0.0.0:61616?router=r;\n      protocols=CORE,AMQP&sslEnabled=true")
+    assert (spaced.host, spaced.port) == ("0.0.0.0", 61616)  # whitespace removed, ; and & both split
+    assert dict(spaced.params) == {"router": "r", "protocols": "CORE,AMQP", "sslEnabled": "true"}
+    assert parse_transport_url("tcp://[::1]:5672").host == "::1"
+    assert parse_transport_url("tcp://h?port=61617&host=other").host_port == "other:61617"
+    assert parse_transport_url("tcp://h").port == -1

@@ -17,7 +17,7 @@ CONNECTORS = """
 <connectors>
   <connector name="c1">tcp://h1:61616</connector>
   <connector name="c2">tcp://h2:61617</connector>
-  <connector name="c3">tcp://h3</connector>
+  <connector name="c3">tcp://h3:61618</connector>
 </connectors>"""
 
 
