@@ -33,8 +33,20 @@ class Diagnostic:
     section: str | None = None
     hint: str | None = None
 
+    def __post_init__(self) -> None:
+        # One finding, one line: text quoted from the file (an element's content, a filter)
+        # may hold line breaks; show them escaped so every report format stays line-based.
+        for name in ("message", "hint"):
+            value = getattr(self, name)
+            if value is not None and ("\n" in value or "\r" in value):
+                object.__setattr__(self, name, _one_line(value))
+
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.file, self.line, self.column, self.rule)
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..config.model import BrokerConfig, ConnectionRouter
+from ..errors import ConfigError
 from .cache import RouterCache, frozen_clock
 from .javaregex import JavaPattern, compile_java
-from .keys import INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, Connection, ResolvedKey, resolve_key
+from .keys import INTERNAL_CLIENT_ID_PREFIX, KEY_TYPES, NULL_KEY, Connection, ResolvedKey, resolve_key
 from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
 from .pool import Pool, build_pool, local_target
 from .targets import Target, TargetState
@@ -93,6 +94,13 @@ class Router:
         clock: Callable[[], float] = frozen_clock,
     ) -> Router:
         state = state or TargetState()
+        if router.key_type not in KEY_TYPES:
+            where = router.fields.get("key-type")
+            pos = where.pos if where is not None else router.pos
+            raise ConfigError(
+                f"connection router {router.name!r}: key-type {router.key_type!r} is not one of "
+                f"{', '.join(KEY_TYPES)} (the broker refuses to start)",
+                file=pos.file, line=pos.line, column=pos.column)
         warnings: list[str] = []
         policy: Policy | None = None
         if router.policy is not None:

@@ -236,3 +236,14 @@ def test_trace_names_the_deciding_step() -> None:
                "<local-target-filter>^FOO.*</local-target-filter>")
     steps = [s.step for s in r.route(Connection(client_id="FOO1")).trace]
     assert steps == ["key", "local-target-filter"]
+
+
+def test_unknown_key_type_is_a_config_error_with_position() -> None:
+    import pytest
+
+    from artemis_routing_cli.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        router("<key-type>CLIENTID</key-type>")
+    assert "key-type 'CLIENTID'" in err.value.message
+    assert (err.value.line, err.value.column) == (9, 62)  # the <key-type> element
