@@ -18,8 +18,16 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+# Width for tables when stdout is a pipe or a file (rich would assume 80 columns and truncate).
+PIPE_WIDTH = 160
+
+
 def stdout_console(no_color: bool = False) -> Console:
-    return Console(highlight=False, soft_wrap=True, no_color=no_color or bool(os.environ.get("NO_COLOR")))
+    no_color = no_color or bool(os.environ.get("NO_COLOR"))
+    console = Console(highlight=False, soft_wrap=True, no_color=no_color)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, soft_wrap=True, no_color=no_color, width=PIPE_WIDTH)
+    return console
 
 
 def bundled_sample() -> str:

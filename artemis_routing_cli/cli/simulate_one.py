@@ -100,15 +100,23 @@ def _print_text(routers: list[Router], results: list[RouteResult], warnings: lis
     out = stdout_console()
     table = Table("router", "key type", "key", "status", "target", "address", "node id", "decided by",
                   box=None, pad_edge=False)
+    for column in table.columns:
+        column.overflow = "fold"
+    placeholders = False
     for r, res in zip(routers, results, strict=True):
         key = res.key if res.key == res.key_value else f"{res.key} → {res.key_value}"
         status_style = "green" if res.status == OK else "red"
         t = res.target
-        node = "" if t is None else (t.node_id + ("" if t.node_id_known else " (placeholder)"))
+        node = ""
+        if t is not None:
+            node = t.node_id if t.node_id_known else t.node_id + "*"
+            placeholders = placeholders or not t.node_id_known
         table.add_row(r.name, r.key_type, key, f"[{status_style}]{res.status}[/{status_style}]",
                       res.target_label or "—", (t.address if t is not None else None) or "—", node or "—",
                       res.decided_by)
     out.print(table)
+    if placeholders:
+        out.print("[dim]* placeholder node id (give the real ones with --node-id or --targets)[/dim]")
     if explain:
         for r, res in zip(routers, results, strict=True):
             out.print(f"\n[bold]{r.name}[/bold]")
