@@ -184,11 +184,10 @@ class JolokiaDouble:
 # -- CORE double -------------------------------------------------------------------------------
 
 
-class CoreDouble:
-    """Answers the CORE client handshake (ping echo, single-node topology) with the CoreServer codec."""
+class _ThreadedPeer:
+    """A loopback listener that serves each accepted connection in its own thread (``_serve``)."""
 
-    def __init__(self, node_id: str) -> None:
-        self.node_id = node_id
+    def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(16)
@@ -204,6 +203,20 @@ class CoreDouble:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class CoreDouble(_ThreadedPeer):
+    """Answers the CORE client handshake (ping echo, single-node topology) with the CoreServer codec."""
+
+    def __init__(self, node_id: str) -> None:
+        self.node_id = node_id
+        super().__init__()
+
+    def _serve(self, conn: socket.socket) -> None:
         server = CoreServer(node_id=self.node_id, router="r")
         conn.settimeout(HANG_GUARD_SECONDS)
         with conn:
@@ -213,9 +226,6 @@ class CoreDouble:
                         conn.sendall(server.reply(event, unique_event_id=1))
             except OSError:
                 pass
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 # -- broadcast group double --------------------------------------------------------------------
@@ -252,7 +262,7 @@ class Broadcaster:
 # -- AMQP router double ------------------------------------------------------------------------
 
 
-class AmqpRouterDouble:
+class AmqpRouterDouble(_ThreadedPeer):
     """An acceptor with ``router=R``: SASL PLAIN checked against one password, then a redirect."""
 
     def __init__(self, password: str, redirect_to: tuple[str, int]) -> None:
@@ -262,19 +272,7 @@ class AmqpRouterDouble:
         self.password = password
         self.redirect_to = redirect_to
         self.users: list[str | None] = []
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._run, daemon=True).start()
-
-    def _run(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+        super().__init__()
 
     def _serve(self, conn: socket.socket) -> None:
         from artemis_routing_cli.protocols.amqp import OpenReceived, SaslInit
@@ -297,6 +295,3 @@ class AmqpRouterDouble:
                     conn.sendall(server.data_to_send())
             except OSError:
                 pass
-
-    def close(self) -> None:
-        self.sock.close()
