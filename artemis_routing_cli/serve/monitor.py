@@ -125,6 +125,7 @@ class PoolMonitor:
         self.metrics = metrics
         self._changed: dict[str, asyncio.Event] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
         self._reasons: dict[tuple[str, str], str] = {}
 
     @property
@@ -146,18 +147,23 @@ class PoolMonitor:
             self._publish(router)
 
     async def stop(self) -> None:
+        # Python 3.11's asyncio.wait_for can swallow a cancellation that arrives as the awaited
+        # check completes (gh-86296), so a watcher may live on after one cancel(): tell the
+        # watchers to stop, and cancel whatever is still running until every one has ended.
+        self._stopping = True
+        pending = set(self._tasks)
+        while pending:
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=0.5)
         for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - stopping: nothing to report
-                pass
+            if not task.cancelled():
+                task.exception()  # retrieved, so asyncio logs nothing: stopping has nothing to report
         self._tasks.clear()
 
     async def _watch(self, router: Router, name: str) -> None:
         assert self.checker is not None
-        while True:
+        while not self._stopping:
             pool = router.pool
             if pool is None:
                 return
