@@ -25,6 +25,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Union
 
 from artemis_routing_cli.errors import ProtocolError
@@ -475,6 +476,12 @@ def build_connack(reason_code: int, protocol_level: int, properties: Properties 
     return encode_packet(CONNACK, 0, body)
 
 
+@lru_cache(maxsize=1024)
+def _redirect_connack(protocol_level: int, host: str, port: int) -> bytes:
+    """The redirect CONNACK, encoded once per target (a pool has a handful)."""
+    return build_connack(USE_ANOTHER_SERVER, protocol_level, {SERVER_REFERENCE: f"{host}:{port}"})
+
+
 def parse_connack(packet: bytes, protocol_level: int = PROTOCOL_LEVEL_5) -> Connack:
     """Decode one complete CONNACK packet (fixed header included)."""
     reader = _PacketReader(MAX_REMAINING_LENGTH)
@@ -564,7 +571,9 @@ class MqttServer:
 
     def redirect(self, host: str, port: int) -> bytes:
         """CONNACK 0x9C; for MQTT 5 with Server Reference ``host:port``. Then close the socket."""
-        return self.connack(USE_ANOTHER_SERVER, {SERVER_REFERENCE: f"{host}:{port}"})
+        level = self._level()
+        self.state = ServerState.ANSWERED
+        return _redirect_connack(level, host, port)
 
     def refuse(self, status: str) -> bytes:
         """CONNACK for a router refusal: ``REFUSED_USE_ANOTHER`` -> 0x9C, ``REFUSED_UNAVAILABLE``

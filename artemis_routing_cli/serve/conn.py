@@ -12,6 +12,7 @@ Limits (each violation closes this connection only):
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from .auth import Authenticator, Identity
@@ -19,8 +20,6 @@ from .decide import Decision, Peer, RouterService, route
 from .log import ServeLog
 from .metrics import Metrics
 from .monitor import PoolMonitor
-
-READ_SIZE = 65536
 
 
 class HandshakeTimeout(Exception):
@@ -31,47 +30,77 @@ class Oversize(Exception):
     """The peer sent more than the handshake budget."""
 
 
-class ConnIO:
-    """Reads under the connection's deadline and writes that go out together.
+class _WaitForData:
+    """What :meth:`ConnIO.read` awaits when nothing is buffered: it hands control back to the
+    connection's driver (:mod:`.driver`), which resumes the session when bytes, the end of the
+    stream or a timeout arrive. Only that driver runs sessions; an asyncio Task would refuse it."""
 
-    One timer per connection enforces the deadline: when it fires the connection's task is
-    cancelled and :attr:`expired` is set (a read then raises :class:`HandshakeTimeout`), so no
-    read pays for a ``wait_for`` task. Writes are queued and sent in one ``transport.write`` before
-    the next read and when the session ends: handshake answers are a few hundred bytes, the
-    input that causes them is bounded by ``budget``, so nothing waits for the peer to drain.
+    __slots__ = ()
+
+    def __await__(self) -> Generator[object, None, None]:
+        yield WAIT_FOR_DATA
+
+
+WAIT_FOR_DATA = object()  # the marker a session yields to its driver
+_WAIT = _WaitForData()
+
+
+class ConnIO:
+    """One connection's reads and writes, fed by its protocol (``feed``/``feed_eof``).
+
+    Reads are bounded by ``budget``: more bytes before the routing answer raise
+    :class:`Oversize` (and the socket stops being read as soon as the budget is passed, so a
+    client cannot pile data up while its session waits for a pool). Writes are queued and sent in
+    one ``transport.write`` before the next read and when the session ends: handshake answers are
+    a few hundred bytes and the input that causes them is bounded, so nothing waits for the peer
+    to drain. The deadline (``expired``) is kept by the driver.
     """
 
-    __slots__ = ("reader", "writer", "loop", "budget", "received", "answered", "expired", "_out", "_task",
-                 "_timer")
+    __slots__ = ("transport", "budget", "received", "answered", "expired", "_out", "_chunks", "_eof", "_paused")
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float,
-                 budget: int | None) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.loop = asyncio.get_running_loop()
+    def __init__(self, transport: asyncio.Transport, budget: int | None) -> None:
+        self.transport = transport
         self.budget = budget
         self.received = 0
         self.answered = False
         self.expired = False
         self._out: list[bytes] = []
-        self._task = asyncio.current_task()
-        self._timer: asyncio.TimerHandle | None = self.loop.call_later(timeout, self._expire)
+        self._chunks: list[bytes] = []
+        self._eof = False
+        self._paused = False
 
-    def _expire(self) -> None:
-        self.expired = True
-        self._timer = None
-        if self._task is not None:
-            self._task.cancel()
-
-    async def read(self) -> bytes:
-        self.flush()
-        try:
-            data = await self.reader.read(READ_SIZE)
-        except asyncio.CancelledError:
-            if self.expired:
-                raise HandshakeTimeout from None
-            raise
+    # -- the protocol side ------------------------------------------------------------------------
+    def feed(self, data: bytes) -> None:
+        self._chunks.append(data)
         self.received += len(data)
+        if self.budget is not None and self.received > self.budget and not self._paused:
+            self._paused = True
+            try:
+                self.transport.pause_reading()
+            except (RuntimeError, AttributeError):
+                pass
+
+    def feed_eof(self) -> None:
+        self._eof = True
+
+    @property
+    def readable(self) -> bool:
+        """A read would return at once."""
+        return bool(self._chunks) or self._eof
+
+    # -- the session side -------------------------------------------------------------------------
+    async def read(self) -> bytes:
+        """The bytes received since the last read (b"" once the client has closed)."""
+        self.flush()
+        if self.expired:
+            raise HandshakeTimeout
+        if not self._chunks and not self._eof:
+            await _WAIT
+        chunks = self._chunks
+        if not chunks:
+            return b""
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        chunks.clear()
         if self.budget is not None and self.received > self.budget:
             raise Oversize(f"{self.received} bytes before the routing answer (limit {self.budget})")
         return data
@@ -83,27 +112,22 @@ class ConnIO:
     def flush(self) -> None:
         out = self._out
         if out:
-            self.writer.write(out[0] if len(out) == 1 else b"".join(out))
+            if not self.transport.is_closing():
+                self.transport.write(out[0] if len(out) == 1 else b"".join(out))
             out.clear()
 
     def mark_answered(self, linger: float) -> None:
-        """The routing answer is out: from now on only wait (``linger`` s) for the client to go away."""
+        """The routing answer is out: from now on the session only waits for the client to go
+        away (the driver gives it ``linger`` seconds)."""
         self.answered = True
         self.budget = None
         self.flush()
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = self.loop.call_later(linger, self._expire) if not self.expired else None
-
-    def finish(self) -> None:
-        """Stop the deadline timer and send whatever is queued (the session is over)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        try:
-            self.flush()
-        except (ConnectionError, OSError, RuntimeError):
-            pass  # the peer is gone; nothing left to tell it
+        if self._paused:
+            self._paused = False
+            try:
+                self.transport.resume_reading()
+            except (RuntimeError, AttributeError):
+                pass
 
 
 @dataclass

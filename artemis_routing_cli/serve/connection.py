@@ -1,6 +1,7 @@
 """One accepted connection: wait for the first bytes, detect the protocol as the broker's
 acceptor does, honour the acceptor's ``protocols=``, hand over to the protocol session, and
 close this connection only - with a log line - on a timeout, an oversize or malformed frame.
+The socket side (accept, deadline, close) is :mod:`.driver`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ from ..protocols.detect import FALLBACK_PROTOCOL, detect_protocol, is_http, need
 from ..routing.keys import java_socket_address
 from . import amqp_session, core_session, mqtt_session, openwire_session
 from .conn import ConnIO, Env, HandshakeTimeout, Oversize
-from .decide import Peer
 from .listeners import ListenerSpec
-from .tls import sni_host
 
 Session = Callable[[ConnIO, bytes, Env], Awaitable[None]]
 
@@ -37,8 +36,8 @@ class Limits:
     linger: float  # seconds a socket may stay open after the answer
 
 
-def peer_address(writer: asyncio.StreamWriter) -> str:
-    name = writer.get_extra_info("peername")
+def peer_address(name: object) -> str:
+    """The transport's ``peername`` as Java prints a socket address (``/10.0.0.1:5000``)."""
     if isinstance(name, tuple) and len(name) >= 2:
         host = name[0]
         if len(name) == 2:  # AF_INET: the kernel's dotted quad is already what Java prints
@@ -47,25 +46,13 @@ def peer_address(writer: asyncio.StreamWriter) -> str:
     return str(name)
 
 
-async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, spec: ListenerSpec,
-                 make_env: Callable[[Peer], Env], limits: Limits, open_count: Callable[[int], int]) -> None:
-    """Serve one connection; ``open_count(delta)`` tracks connections open on this listener."""
-    peer = Peer(spec.name, peer_address(writer), sni_host(writer.get_extra_info("ssl_object")))
-    env = make_env(peer)
-    log, metrics = env.log, env.metrics
-    now_open = open_count(+1)
-    metrics.set("arouter_connections_open", now_open, listener=spec.name)
-    allowed = min(limits.max_connections, spec.connections_allowed or limits.max_connections)
-    io: ConnIO | None = None
+async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
+    """One connection's life after the accept, run by :mod:`.driver`: detect the protocol, hand
+    over to its session, and turn every way it can end badly into a log line and a metric. The
+    driver closes the socket when this returns."""
     protocol = "unknown"
+    metrics = env.metrics
     try:
-        if now_open > allowed:
-            metrics.inc("arouter_handshake_errors_total", listener=spec.name, reason="too_many_connections")
-            log.warning("limit", f"{peer.remote_address} [{spec.name}]: {now_open - 1} connections already open "
-                                 f"(limit {allowed}): closed", remote=peer.remote_address, listener=spec.name)
-            return
-        timeout = spec.handshake_timeout or limits.handshake_timeout
-        io = ConnIO(reader, writer, timeout, limits.max_frame_size)
         head = b""
         while need_more(head):
             data = await io.read()
@@ -91,10 +78,10 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, spe
             return
         await session(io, head, env)  # returns when the broker would close (CORE: when the client does)
     except HandshakeTimeout:
-        if io is None or not io.answered:
+        if not io.answered:
             _drop(env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
     except asyncio.CancelledError:
-        if io is None or not io.expired:
+        if not io.expired:
             raise
         if not io.answered:  # the deadline passed while the session waited (quorum, cache commit)
             _drop(env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
@@ -103,26 +90,11 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, spe
     except ProtocolError as exc:
         _drop(env, spec, "malformed", str(exc), protocol)
     except (ConnectionError, ssl.SSLError, OSError):
-        if io is None or not io.answered:
+        if not io.answered:
             metrics.inc("arouter_handshake_errors_total", listener=spec.name, reason="connection_lost")
-    finally:
-        if io is not None:
-            io.finish()
-        now_open = open_count(-1)
-        metrics.set("arouter_connections_open", now_open, listener=spec.name)
-        _close(writer)
 
 
 def _drop(env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -> None:
     env.metrics.inc("arouter_handshake_errors_total", listener=spec.name, reason=reason)
     env.log.warning("closed", f"{env.peer.remote_address} [{protocol}, {spec.name}]: {text}: connection closed",
                     remote=env.peer.remote_address, listener=spec.name, protocol=protocol, reason=reason)
-
-
-def _close(writer: asyncio.StreamWriter) -> None:
-    """Close once what is queued has been sent; the transport finishes that on its own, so the
-    connection's task does not wait for it."""
-    try:
-        writer.close()
-    except (ConnectionError, OSError, ssl.SSLError, RuntimeError):
-        pass

@@ -132,20 +132,25 @@ def _account(decision: Decision, service: RouterService, log: ServeLog, metrics:
     router = service.router
     key = result.key if result.key == result.key_value else f"{result.key} -> {result.key_value}"
     where = f"[{protocol}, {peer.listener}, router {router.name}, {router.key_type} key {key!r}]"
+    structured = log.structured
     fields: dict[str, object] = {
         "remote": peer.remote_address, "protocol": protocol, "listener": peer.listener, "router": router.name,
         "key_type": router.key_type, "key": result.key, "key_value": result.key_value,
         "status": decision.status, "engine_status": result.status, "decided_by": result.decided_by,
-    }
+    } if structured else {}
     if decision.redirect:
         label = decision.connector_name or "?"
         metrics.inc("arouter_redirects_total", router=router.name, target=label, protocol=protocol)
         node = f", node {decision.node_id}" if decision.node_id else ""
-        log.info("route", f"AMQ221085: Route {peer.remote_address} to {label} "
-                          f"({decision.host}:{decision.port}{node}) {where}",
-                 target=label, address=f"{decision.host}:{decision.port}", node_id=decision.node_id, **fields)
+        message = (f"AMQ221085: Route {peer.remote_address} to {label} "
+                   f"({decision.host}:{decision.port}{node}) {where}")
+        if structured:
+            log.info("route", message, target=label, address=f"{decision.host}:{decision.port}",
+                     node_id=decision.node_id, **fields)
+        else:
+            log.info("route", message)
         return
     metrics.inc("arouter_refusals_total", router=router.name, status=decision.status, protocol=protocol)
     note = f" ({decision.note})" if decision.note else ""
     log.info("route", f"AMQ221086: Cannot route {peer.remote_address} {where}: {decision.status}{note}",
-             target=None, **fields)
+             **({"target": None, **fields} if structured else {}))

@@ -27,6 +27,12 @@ class ServeLog:
         self._stamp_second = -1
         self._stamp_text = ""
 
+    @property
+    def structured(self) -> bool:
+        """Records carry their fields (JSON lines or a sink): callers on a hot path build the
+        fields only then."""
+        return self.sink is not None or self.fmt == "json"
+
     def log(self, level: str, event: str, message: str, **fields: object) -> None:
         now = time.time()
         if self.sink is not None or self.fmt == "json":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
 _HELP = {
     "arouter_connections_total": ("counter", "Connections accepted, by listener and detected protocol."),
@@ -22,6 +23,11 @@ Labels = tuple[tuple[str, str], ...]
 class Metrics:
     def __init__(self) -> None:
         self._values: dict[str, dict[Labels, float]] = defaultdict(dict)
+        self._live: dict[str, dict[Labels, Callable[[], float]]] = defaultdict(dict)
+
+    def gauge(self, name: str, read: Callable[[], float], **labels: str) -> None:
+        """A gauge read when asked for (``get``, ``render``), for values a hot path keeps itself."""
+        self._live[name][tuple(sorted(labels.items()))] = read
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
         key = tuple(sorted(labels.items()))
@@ -32,12 +38,20 @@ class Metrics:
         self._values[name][tuple(sorted(labels.items()))] = value
 
     def get(self, name: str, **labels: str) -> float:
-        return self._values.get(name, {}).get(tuple(sorted(labels.items())), 0)
+        key = tuple(sorted(labels.items()))
+        live = self._live.get(name, {}).get(key)
+        return live() if live is not None else self._values.get(name, {}).get(key, 0)
+
+    def _series(self, name: str) -> dict[Labels, float]:
+        series = dict(self._values.get(name, {}))
+        for key, read in self._live.get(name, {}).items():
+            series[key] = read()
+        return series
 
     def render(self) -> str:
         lines: list[str] = []
         for name, (kind, text) in _HELP.items():
-            series = self._values.get(name)
+            series = self._series(name)
             if not series:
                 continue
             lines.append(f"# HELP {name} {text}")

@@ -23,8 +23,9 @@ from ..routing.router import Router
 from ..routing.targets import TargetState
 from .auth import Authenticator
 from .conn import Env
-from .connection import Limits, handle
+from .connection import Limits
 from .decide import Peer, RouterService
+from .driver import Listener
 from .jolokia import RouterControl
 from .listeners import DEFAULT_BIND_HOST, ListenerSpec, parse_host_port, plan_listeners
 from .log import ServeLog
@@ -96,7 +97,7 @@ class Server:
         self.addresses: dict[str, tuple[str, int]] = {}
         self.management_address: tuple[str, int] | None = None
         self._servers: list[asyncio.base_events.Server] = []
-        self._open: dict[str, int] = {}
+        self._listeners: dict[str, Listener] = {}
         self._stopping: asyncio.Event | None = None
 
     def _checker(self) -> Checker:
@@ -177,16 +178,13 @@ class Server:
             return Env(service, self.monitor, self.log, self.metrics, self.auth, peer, own_node, self.broker_name,
                        self.limits.linger, self.limits.max_frame_size)
 
-        def open_count(delta: int, name: str = spec.name) -> int:
-            self._open[name] = self._open.get(name, 0) + delta
-            return self._open[name]
-
-        async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await handle(reader, writer, spec, make_env, self.limits, open_count)
-
+        loop = asyncio.get_running_loop()
+        listener = Listener(spec, make_env, self.limits, loop)
+        self._listeners[spec.name] = listener
+        self.metrics.gauge("arouter_connections_open", listener.open_now, listener=spec.name)
         try:
-            server = await asyncio.start_server(on_client, spec.host, spec.port, ssl=ctx, backlog=1024,
-                                                ssl_handshake_timeout=self.limits.handshake_timeout if ctx else None)
+            server = await loop.create_server(listener.protocol, spec.host, spec.port, ssl=ctx, backlog=1024,
+                                              ssl_handshake_timeout=self.limits.handshake_timeout if ctx else None)
         except OSError as exc:
             raise UsageError(f"cannot listen on {spec.host}:{spec.port} for {spec.name} "
                              f"({exc.strerror or exc})") from None
