@@ -1,9 +1,11 @@
 """Load-test ``arouter serve`` on loopback (run by hand, never from the test suite).
 
     python bench/serve_bench.py [--seconds 5] [--concurrency 16] [--rate 5000] [--idle 10000] [--uvloop]
+                                [--python-loadgen]
 
-Measures, in one run and on the same machine, for a bare asyncio server that accepts, reads
-once and closes (the floor any Python listener pays for a connection) and for ``arouter serve``
+Measures, in one run and on the same machine, for two bare asyncio servers that accept, read
+once and close (the floor any Python listener pays for a connection: one with asyncio streams
+and a task per connection, one with a bare ``asyncio.Protocol``) and for ``arouter serve``
 redirecting MQTT 5 (CONNECT) and AMQP (header + Open, no SASL) clients with a CONSISTENT_HASH
 CLIENT_ID router:
 
@@ -16,9 +18,11 @@ CLIENT_ID router:
 * idle connections: ``--idle`` clients that send half an MQTT CONNECT and wait; the listener's
   resident memory before and after, and one redirect while they are held.
 
-Every server runs in its own process and the load generator in another one, each with its own
-event loop, so the measuring loop never shares a core's event loop with the server it measures
-(the machine's cores are still shared). ``--uvloop`` uses uvloop in every process when it is
+Every server runs in its own process and the load generator in another one. The load generator
+is ``bench/loadgen/loadgen.c`` (one epoll loop, a few microseconds per connection), compiled with
+gcc at bench time, so on a 2-core machine it leaves the other core to the server; without gcc,
+or with ``--python-loadgen``, an asyncio generator in Python does the same (and competes with the
+server for CPU: its own scheduling delays show up as latency). ``--uvloop`` uses uvloop in every process when it is
 installed (it is optional; the report says which loop ran). RLIMIT_NOFILE is raised to the hard
 limit everywhere.
 """
@@ -27,11 +31,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import multiprocessing
 import os
 import resource
+import shutil
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -133,6 +140,7 @@ def run_arouter(config: str, port: int, use_uvloop: bool) -> None:
 
 
 def run_bare(port: int, use_uvloop: bool) -> None:
+    """accept, read once, close - with asyncio streams (a task per connection)."""
     raise_nofile()
 
     async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -145,6 +153,57 @@ def run_bare(port: int, use_uvloop: bool) -> None:
             await server.serve_forever()
 
     run_loop(main, use_uvloop)
+
+
+class _ReadOnceClose(asyncio.Protocol):
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.transport.close()
+
+
+def run_bare_protocol(port: int, use_uvloop: bool) -> None:
+    """accept, read once, close - with a bare asyncio.Protocol (what serve's listeners build on)."""
+    raise_nofile()
+
+    async def main() -> None:
+        server = await asyncio.get_running_loop().create_server(_ReadOnceClose, "127.0.0.1", port, backlog=1024)
+        async with server:
+            await server.serve_forever()
+
+    run_loop(main, use_uvloop)
+
+
+def build_loadgen(tmp: str) -> str | None:
+    """Compile bench/loadgen/loadgen.c; None without a C compiler."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        return None
+    out = os.path.join(tmp, "loadgen")
+    source = Path(__file__).resolve().parent / "loadgen" / "loadgen.c"
+    subprocess.run([cc, "-O2", "-o", out, str(source)], check=True)
+    return out
+
+
+def write_payloads(tmp: str, name: str, hello: Callable[[int], bytes]) -> str:
+    """The hellos for the C generator: 4-byte big-endian length, then the bytes."""
+    path = os.path.join(tmp, f"{name}.bin")
+    with open(path, "wb") as f:
+        for i in range(1000):
+            payload = hello(i)
+            f.write(len(payload).to_bytes(4, "big") + payload)
+    return path
+
+
+def c_generator(binary: str, payloads: str, job: dict) -> dict:
+    amount = job["rate"] if job["kind"] == "open" else job["concurrency"]
+    run = subprocess.run([binary, str(job["port"]), payloads, job["kind"], str(amount), str(job["seconds"]),
+                          str(WARMUP_SECONDS)], capture_output=True, text=True, check=True)
+    result: dict = json.loads(run.stdout)
+    if job["kind"] == "open":
+        result["offered"] = job["rate"]
+    return result
 
 
 # -- load generator (its own process) ----------------------------------------------------------------
@@ -281,7 +340,7 @@ async def hold_idle(port: int, count: int, server_pid: int) -> dict:
     return {"held": len(writers), "before": before, "after": after, "latency": latency}
 
 
-def generator(job: dict, results: multiprocessing.Queue) -> None:
+def generator(job: dict, results: multiprocessing.Queue) -> None:  # the Python load generator
     raise_nofile()
     kind = job["kind"]
     if kind == "closed":
@@ -309,58 +368,73 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=5000.0, help="offered connections/s (latency, open loop)")
     parser.add_argument("--idle", type=int, default=10_000)
     parser.add_argument("--uvloop", action="store_true", help="use uvloop everywhere, if installed")
+    parser.add_argument("--python-loadgen", action="store_true", help="the asyncio load generator, not the C one")
     args = parser.parse_args()
     hard = raise_nofile()
     use_uvloop = args.uvloop and uvloop_available()
     loop_name = "uvloop" if use_uvloop else "asyncio (default loop)"
     if args.uvloop and not use_uvloop:
         print("--uvloop: uvloop is not installed; running on the default asyncio loop")
-    print(f"RLIMIT_NOFILE {hard}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; event loop: {loop_name}")
-    print(f"load generator: separate process; closed loop with {args.concurrency} clients, open loop at "
-          f"{args.rate:g}/s; {args.seconds:g}s each after {WARMUP_SECONDS}s warm-up")
     tmp = tempfile.mkdtemp(prefix="arouter-bench-")
+    loadgen = None if args.python_loadgen else build_loadgen(tmp)
+    generator_name = "C (bench/loadgen/loadgen.c, epoll)" if loadgen else "Python asyncio"
+    print(f"RLIMIT_NOFILE {hard}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; event loop: {loop_name}")
+    print(f"load generator: {generator_name}, separate process; closed loop with {args.concurrency} clients, "
+          f"open loop at {args.rate:g}/s; {args.seconds:g}s each after {WARMUP_SECONDS}s warm-up")
     config = os.path.join(tmp, "broker.xml")
     Path(config).write_text(BROKER_XML, encoding="utf-8")
+    payloads = {name: write_payloads(tmp, name, hello) for name, hello in HELLOS.items()}
 
     ctx = multiprocessing.get_context("spawn")
-    serve_port, bare_port = free_port(), free_port()
-    serve_proc = ctx.Process(target=run_arouter, args=(config, serve_port, use_uvloop), daemon=True)
-    bare_proc = ctx.Process(target=run_bare, args=(bare_port, use_uvloop), daemon=True)
-    serve_proc.start()
-    bare_proc.start()
-    wait_listening(serve_port)
-    wait_listening(bare_port)
-    rows = (("bare asyncio accept+read+close", bare_port, "mqtt"),
+    serve_port, bare_port, proto_port = free_port(), free_port(), free_port()
+    procs = {
+        serve_port: ctx.Process(target=run_arouter, args=(config, serve_port, use_uvloop), daemon=True),
+        bare_port: ctx.Process(target=run_bare, args=(bare_port, use_uvloop), daemon=True),
+        proto_port: ctx.Process(target=run_bare_protocol, args=(proto_port, use_uvloop), daemon=True),
+    }
+    for proc in procs.values():
+        proc.start()
+    for port in procs:
+        wait_listening(port)
+
+    def generate(job: dict) -> dict:
+        job = {**job, "seconds": args.seconds, "uvloop": use_uvloop}
+        if loadgen is not None and job["kind"] in ("open", "closed"):
+            return c_generator(loadgen, payloads[job["hello"]], job)
+        return in_generator(ctx, job)
+
+    rows = (("bare asyncio streams: read+close", bare_port, "mqtt"),
+            ("bare asyncio Protocol: read+close", proto_port, "mqtt"),
             ("arouter serve MQTT 5 redirect", serve_port, "mqtt"),
             ("arouter serve AMQP redirect", serve_port, "amqp"))
     try:
-        print(f"{'':32} {'closed-loop':>12} {'server CPU':>11} | {'open loop: achieved':>20} {'p50':>8} "
+        print(f"{'':34} {'closed-loop':>12} {'server CPU':>11} | {'open loop: achieved':>20} {'p50':>8} "
               f"{'p99':>8} {'max':>8} errors")
         base = None
         for name, port, hello in rows:
-            pid = bare_proc.pid if port == bare_port else serve_proc.pid
+            pid = procs[port].pid
+            assert pid is not None
             cpu_before = cpu_seconds(pid)
-            closed = in_generator(ctx, {"kind": "closed", "port": port, "hello": hello, "seconds": args.seconds,
-                                        "concurrency": args.concurrency, "uvloop": use_uvloop})
+            closed = generate({"kind": "closed", "port": port, "hello": hello, "concurrency": args.concurrency})
             cpu_us = (cpu_seconds(pid) - cpu_before) * 1e6 / max(closed["total"], 1)
-            opened = in_generator(ctx, {"kind": "open", "port": port, "hello": hello, "seconds": args.seconds,
-                                        "rate": args.rate, "uvloop": use_uvloop})
+            opened = generate({"kind": "open", "port": port, "hello": hello, "rate": args.rate})
             base = base or closed
-            overhead = "" if closed is base else f"  ({closed['rate'] / base['rate']:.0%} of bare)"
-            print(f"{name:32} {closed['rate']:10.0f}/s {cpu_us:6.0f} us/conn | {opened['rate']:18.0f}/s "
+            overhead = "" if closed is base else f"  ({closed['rate'] / base['rate']:.0%} of bare streams)"
+            print(f"{name:34} {closed['rate']:10.0f}/s {cpu_us:6.0f} us/conn | {opened['rate']:18.0f}/s "
                   f"{opened['p50']:6.2f}ms "
                   f"{opened['p99']:6.2f}ms {opened['max']:6.1f}ms {closed['errors'] + opened['errors']}{overhead}")
-        idle = in_generator(ctx, {"kind": "idle", "port": serve_port, "count": args.idle,
-                                  "server_pid": serve_proc.pid, "uvloop": use_uvloop})
+        idle = generate({"kind": "idle", "port": serve_port, "count": args.idle,
+                         "server_pid": procs[serve_port].pid})
         each = (idle["after"] - idle["before"]) * 1024 // max(idle["held"], 1)
         print(f"idle connections held: {idle['held']}; listener RSS {idle['before'] // 1024} MiB -> "
               f"{idle['after'] // 1024} MiB ({each} bytes each); a redirect meanwhile took "
               f"{idle['latency'] * 1000:.1f} ms")
     finally:
-        serve_proc.terminate()
-        bare_proc.terminate()
-        serve_proc.join(10)
-        bare_proc.join(10)
+        for proc in procs.values():
+            proc.terminate()
+        for proc in procs.values():
+            proc.join(10)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
