@@ -6,15 +6,19 @@ import os
 import sys
 from importlib import resources
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SAMPLE_NAME = "sample-broker.xml"
 
 
 def stderr_console() -> Console:
+    from rich.console import Console  # imported on first use: rich takes a while to import
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -23,6 +27,8 @@ PIPE_WIDTH = 160
 
 
 def stdout_console(no_color: bool = False) -> Console:
+    from rich.console import Console
+
     no_color = no_color or bool(os.environ.get("NO_COLOR"))
     console = Console(highlight=False, soft_wrap=True, no_color=no_color)
     if not console.is_terminal and "COLUMNS" not in os.environ:

@@ -76,9 +76,10 @@ def validate_command(
     fatal = [r for r in reports if r.fatal is not None]
     failing = any(d.severity.rank >= threshold.rank for r in reports for d in r.diagnostics if r.fatal is None)
     code = 2 if fatal else (1 if failing else 0)
-    err = stderr_console()
-    for r in fatal:
-        err.print(f"arouter: {r.fatal}", highlight=False)
+    if fatal:
+        err = stderr_console()
+        for r in fatal:
+            err.print(f"arouter: {r.fatal}", highlight=False)
     _emit(fmt, reports, code, threshold, output, quiet, docs_url)
     raise typer.Exit(code)
 
@@ -96,8 +97,6 @@ def _threshold(fail_on: str | None, strict: bool, project: Severity | None) -> S
 
 def _emit(fmt: str, reports: list, code: int, threshold: Severity, output: str | None, quiet: bool,
           docs_url: str) -> None:
-    from ..report import github, jsonfmt, junit, sarif
-
     if fmt == "text":
         if output:
             from rich.console import Console
@@ -108,18 +107,32 @@ def _emit(fmt: str, reports: list, code: int, threshold: Severity, output: str |
         else:
             _text(reports, stdout_console(), quiet)
         return
-    text = {
-        "json": lambda: jsonfmt.render(reports, code),
-        "sarif": lambda: sarif.render(reports, docs_url=docs_url),
-        "junit": lambda: junit.render(reports, fail_on=threshold),
-        "github": lambda: github.render(reports),
-    }[fmt]()
+    text = _render(fmt, reports, code, threshold, docs_url)
     if output:
         tmp = Path(output + ".tmp")
         tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(output)
     elif text:
         sys.stdout.write(text + "\n")
+
+
+def _render(fmt: str, reports: list, code: int, threshold: Severity, docs_url: str) -> str:
+    """The report in a machine format (only that format's module is imported)."""
+    if fmt == "json":
+        from ..report import jsonfmt
+
+        return jsonfmt.render(reports, code)
+    if fmt == "sarif":
+        from ..report import sarif
+
+        return sarif.render(reports, docs_url=docs_url)
+    if fmt == "junit":
+        from ..report import junit
+
+        return junit.render(reports, fail_on=threshold)
+    from ..report import github
+
+    return github.render(reports)
 
 
 def _text(reports: list, console: object, quiet: bool) -> None:

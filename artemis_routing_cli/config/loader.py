@@ -151,7 +151,10 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     included: list[str] = []
     root = tree.getroot()
     _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display])
-    _substitute_nodes(root, lookup, locator, replacements)
+    # Without included files, a "${" in the tree needs one in the text, a character reference
+    # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
+    if included or "${" in substituted or "&#" in substituted or "<![CDATA[" in substituted:
+        _substitute_nodes(root, lookup, locator, replacements)
     core = _find_core(root, display)
     return RawDocument(display, root, core, locator, replacements, included)
 

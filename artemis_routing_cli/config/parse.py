@@ -56,6 +56,13 @@ def text_content(el: etree._Element) -> str:
     return "".join(parts)
 
 
+def _element_text(el: etree._Element) -> str:
+    """:func:`text_content` of an element (not a comment or PI)."""
+    if not len(el):
+        return el.text or ""
+    return text_content(el)
+
+
 def child_elements(el: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
     """Element children (any namespace), optionally only those with local name ``name``."""
     return el.iterchildren("{*}" + name if name is not None else etree.Element)
@@ -68,6 +75,18 @@ def descendants(el: etree._Element, name: str) -> Iterator[etree._Element]:
 
 def first_descendant(el: etree._Element, name: str) -> etree._Element | None:
     return next(descendants(el, name), None)
+
+
+def _positive(value: int) -> bool:
+    return value > 0
+
+
+def _not_negative(value: int) -> bool:
+    return value >= 0
+
+
+def _minus_one_or_more(value: int) -> bool:
+    return value >= -1
 
 
 def java_bool(text: str) -> bool:
@@ -99,31 +118,53 @@ class ChildFields(Mapping[str, FieldValue]):
     Text and position are read when a name is first looked up: most are never asked for.
     """
 
-    __slots__ = ("_first", "_count", "_values", "_locator")
+    __slots__ = ("_first", "_count", "_values", "_locator", "_nested", "_repeated")
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
         first: dict[str, etree._Element] = {}
         count: dict[str, int] = {}
+        nested = False
+        children = 0
         for child in el.iterchildren(etree.Element):
-            tag = child.tag
-            name = tag.rpartition("}")[2] if isinstance(tag, str) else ""
+            children += 1
+            name = child.tag.rpartition("}")[2]  # an Element's tag is always a string
             if name in first:
                 count[name] += 1
             else:
                 first[name] = child
                 count[name] = 1
+            if not nested and len(child):
+                nested = True
         self._first = first
         self._count = count
         self._values: dict[str, FieldValue] = {}
         self._locator = locator
+        self._nested = nested  # whether some child has children (comments count) of its own
+        self._repeated = children != len(first)
+
+    def element(self, name: str) -> etree._Element | None:
+        """The first child element called ``name`` (any namespace), or None."""
+        return self._first.get(name)
+
+    def count(self, name: str) -> int:
+        """How many child elements are called ``name`` (0 when none)."""
+        return self._count.get(name, 0)
+
+    @property
+    def repeated(self) -> bool:
+        """Whether some name occurs more than once among the child elements."""
+        return self._repeated
 
     def __getitem__(self, name: str) -> FieldValue:
         value = self._values.get(name)
         if value is None:  # the same value whoever reads it first
             child = self._first[name]
-            value = FieldValue(text_content(child).strip(), self._locator.locate(child), self._count[name])
+            value = FieldValue(_element_text(child).strip(), self._locator.locate(child), self._count[name])
             self._values[name] = value
         return value
+
+    def get(self, name: str, default: FieldValue | None = None) -> FieldValue | None:  # type: ignore[override]
+        return self[name] if name in self._first else default
 
     def __contains__(self, name: object) -> bool:
         return name in self._first
@@ -145,7 +186,8 @@ class _Reader:
         self.el = el
         self.locator = locator
         self.fields = ChildFields(el, locator)
-        self._first: dict[str, etree._Element] | None = None
+        # Without grandchildren the descendants are the children: their first occurrences are known.
+        self._first: dict[str, etree._Element] | None = None if self.fields._nested else self.fields._first
 
     def string(self, name: str, default: str | None = None) -> str | None:
         """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
@@ -153,11 +195,15 @@ class _Reader:
         if first is None:  # one pass over the (small) subtree answers every later question
             first = {}
             for d in self.el.iterdescendants(etree.Element):
-                tag = d.tag
-                first.setdefault(tag.rpartition("}")[2] if isinstance(tag, str) else "", d)
+                first.setdefault(d.tag.rpartition("}")[2], d)
             self._first = first
         found = first.get(name)
-        return text_content(found).strip() if found is not None else default
+        if found is None:
+            return default
+        if not len(found):  # the common case: a leaf
+            text = found.text
+            return text.strip() if text else ""
+        return text_content(found).strip()
 
     def boolean(self, name: str, default: bool) -> bool:
         value = self.string(name)
@@ -257,7 +303,7 @@ def _broadcast_group(el: etree._Element, loc: Locator) -> BroadcastGroup:
         group_port=r.integer("group-port", -1),
         local_bind_address=r.string("local-bind-address"),
         local_bind_port=r.integer("local-bind-port", -1),
-        broadcast_period=r.integer("broadcast-period", 2000, lambda v: v > 0, bits=64),
+        broadcast_period=r.integer("broadcast-period", 2000, _positive, bits=64),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
         fields=r.fields,
@@ -273,8 +319,8 @@ def _discovery_group(el: etree._Element, loc: Locator) -> DiscoveryGroup:
         group_port=r.integer("group-port", -1),
         local_bind_address=r.string("local-bind-address"),
         local_bind_port=r.integer("local-bind-port", -1),
-        refresh_timeout=r.integer("refresh-timeout", 10000, lambda v: v > 0, bits=64),
-        initial_wait_timeout=r.integer("initial-wait-timeout", 10000, lambda v: v > 0, bits=64),
+        refresh_timeout=r.integer("refresh-timeout", 10000, _positive, bits=64),
+        initial_wait_timeout=r.integer("initial-wait-timeout", 10000, _positive, bits=64),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
         fields=r.fields,
@@ -296,10 +342,11 @@ def _cluster_connections(core: etree._Element, loc: Locator) -> Iterator[Cluster
         discovery: str | None = None
         discovery_pos: Pos | None = None
         for child in child_elements(el):
-            if local(child) == "discovery-group-ref":
+            name = local(child)
+            if name == "discovery-group-ref":
                 discovery = child.get("discovery-group-name")
                 discovery_pos = loc.locate(child)
-            elif local(child) == "static-connectors":
+            elif name == "static-connectors":
                 static_pos = static_pos or loc.locate(child)
                 allow_direct = allow_direct or java_bool(child.get("allow-direct-connections-only") or "")
                 static.extend(text_content(c).strip() for c in child_elements(child, "connector-ref"))
@@ -312,16 +359,16 @@ def _cluster_connections(core: etree._Element, loc: Locator) -> Iterator[Cluster
             connector_ref=r.string("connector-ref"),
             address=r.string("address", "") or "",
             message_load_balancing=lb,
-            max_hops=r.integer("max-hops", 1, lambda v: v >= 0),
-            check_period=r.integer("check-period", 30000, lambda v: v > 0, bits=64),
-            connection_ttl=r.integer("connection-ttl", 60000, lambda v: v > 0, bits=64),
-            retry_interval=r.integer("retry-interval", 500, lambda v: v > 0, bits=64),
+            max_hops=r.integer("max-hops", 1, _not_negative),
+            check_period=r.integer("check-period", 30000, _positive, bits=64),
+            connection_ttl=r.integer("connection-ttl", 60000, _positive, bits=64),
+            retry_interval=r.integer("retry-interval", 500, _positive, bits=64),
             retry_interval_multiplier=r.double("retry-interval-multiplier", 1.0),
-            max_retry_interval=r.integer("max-retry-interval", 2000, lambda v: v > 0, bits=64),
-            reconnect_attempts=r.integer("reconnect-attempts", -1, lambda v: v >= -1),
-            initial_connect_attempts=r.integer("initial-connect-attempts", -1, lambda v: v >= -1),
+            max_retry_interval=r.integer("max-retry-interval", 2000, _positive, bits=64),
+            reconnect_attempts=r.integer("reconnect-attempts", -1, _minus_one_or_more),
+            initial_connect_attempts=r.integer("initial-connect-attempts", -1, _minus_one_or_more),
             use_duplicate_detection=r.boolean("use-duplicate-detection", True),
-            call_timeout=r.integer("call-timeout", 30000, lambda v: v > 0, bits=64),
+            call_timeout=r.integer("call-timeout", 30000, _positive, bits=64),
             static_connectors=tuple(static) if discovery is None else (),
             static_connectors_pos=static_pos,
             allow_direct_connections_only=allow_direct,
@@ -359,7 +406,7 @@ def _router(el: etree._Element, loc: Locator) -> ConnectionRouter:
         elif name == "cache":
             cr = _Reader(child, loc)
             cache = Cache(loc.locate(child), cr.boolean("persisted", False),
-                          cr.integer("timeout", 0, lambda v: v >= 0), cr.fields)
+                          cr.integer("timeout", 0, _not_negative), cr.fields)
     key_type = r.string("key-type", "SOURCE_IP") or "SOURCE_IP"
     return ConnectionRouter(
         name=el.get("name") or "",
@@ -382,9 +429,10 @@ def _pool(el: etree._Element, loc: Locator) -> Pool:
     static_pos: tuple[Pos, ...] = ()
     discovery: str | None = None
     for child in child_elements(el):
-        if local(child) == "discovery-group-ref":
+        name = local(child)
+        if name == "discovery-group-ref":
             discovery = child.get("discovery-group-name")
-        elif local(child) == "static-connectors":
+        elif name == "static-connectors":
             refs = list(child_elements(child, "connector-ref"))
             static = tuple(text_content(c).strip() for c in refs)
             static_pos = tuple(loc.locate(c) for c in refs)
@@ -392,9 +440,9 @@ def _pool(el: etree._Element, loc: Locator) -> Pool:
         pos=loc.locate(el),
         username=r.string("username"),
         password=r.string("password"),
-        check_period=r.integer("check-period", DEFAULT_CHECK_PERIOD, lambda v: v > 0),
-        quorum_size=r.integer("quorum-size", DEFAULT_QUORUM_SIZE, lambda v: v > 0),
-        quorum_timeout=r.integer("quorum-timeout", DEFAULT_QUORUM_TIMEOUT, lambda v: v >= 0),
+        check_period=r.integer("check-period", DEFAULT_CHECK_PERIOD, _positive),
+        quorum_size=r.integer("quorum-size", DEFAULT_QUORUM_SIZE, _positive),
+        quorum_timeout=r.integer("quorum-timeout", DEFAULT_QUORUM_TIMEOUT, _not_negative),
         local_target_enabled=r.boolean("local-target-enabled", False),
         cluster_connection=r.string("cluster-connection"),
         static_connectors=static,
@@ -406,9 +454,9 @@ def _pool(el: etree._Element, loc: Locator) -> Pool:
 
 def _divert(el: etree._Element, loc: Locator) -> Divert:
     r = _Reader(el, loc)
-    filter_el = next(child_elements(el, "filter"), None)
+    filter_el = r.fields.element("filter")
     transformer: Transformer | None = None
-    t_el = next(child_elements(el, "transformer"), None)
+    t_el = r.fields.element("transformer")
     if t_el is not None:
         tr = _Reader(t_el, loc)
         props, _ = _properties(t_el, loc)

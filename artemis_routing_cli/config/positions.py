@@ -7,19 +7,102 @@ Elements that came in through XInclude are remembered with the file they came fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 
 from lxml import etree
 
 
-@dataclass(frozen=True, slots=True)
 class Pos:
-    file: str
-    line: int
-    column: int
+    """A place in a file: ``file``, ``line`` and ``column`` (1-based); immutable, compared by value.
+
+    ``Pos(file, line, column)`` is a plain position. The ones a :class:`Locator` hands out are
+    worked out on first use: a large broker.xml has tens of thousands of elements whose position
+    is never reported, and finding a column means searching the line's text.
+    """
+
+    __slots__ = ("_file", "_line", "_column", "_el", "_locator")
+    __match_args__ = ("file", "line", "column")
+
+    def __init__(self, file: str, line: int, column: int) -> None:
+        _set(self, "_file", file)
+        _set(self, "_line", line)
+        _set(self, "_column", column)
+        _set(self, "_locator", None)
+
+    def _resolve(self) -> None:
+        locator = self._locator
+        file, line, column = locator._place(self._el)
+        _set(self, "_file", file)
+        _set(self, "_line", line)
+        _set(self, "_column", column)
+        _set(self, "_locator", None)
+        _set(self, "_el", None)
+
+    @property
+    def file(self) -> str:
+        if self._locator is not None:
+            self._resolve()
+        return self._file
+
+    @property
+    def line(self) -> int:
+        if self._locator is not None:
+            self._resolve()
+        return self._line
+
+    @property
+    def column(self) -> int:
+        if self._locator is not None:
+            self._resolve()
+        return self._column
+
+    def _key(self) -> tuple[str, int, int]:
+        if self._locator is not None:
+            self._resolve()
+        return (self._file, self._line, self._column)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        file, line, column = self._key()
+        return f"Pos(file={file!r}, line={line!r}, column={column!r})"
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type[Pos], tuple[str, int, int]]:
+        return (Pos, self._key())  # copies and pickles hold the place itself, not the element
+
+    def __copy__(self) -> Pos:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Pos:
+        file, line, column = self._key()
+        return Pos(file, line, column)
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _lazy_pos(locator: Locator, el: etree._Element) -> Pos:
+    """The position of ``el``, found when first read."""
+    pos = _new(Pos)
+    _set(pos, "_el", el)
+    _set(pos, "_locator", locator)
+    return pos
 
 
 class Locator:
@@ -53,6 +136,10 @@ class Locator:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def locate(self, el: etree._Element) -> Pos:
+        """Where ``el`` starts (worked out when the position is first read)."""
+        return _lazy_pos(self, el)
+
+    def _place(self, el: etree._Element) -> tuple[str, int, int]:
         file = self._origin.get(el, self.main_file) if self._origin else self.main_file
         line = el.sourceline or 1
         lines = self._lines.get(file)
@@ -68,4 +155,4 @@ class Locator:
             if idx < 0:
                 idx = len(text) - len(text.lstrip())
             column = idx + 1
-        return Pos(file, line, column)
+        return file, line, column

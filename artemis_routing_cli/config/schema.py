@@ -18,7 +18,7 @@ import copy
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
@@ -26,7 +26,9 @@ from ..diagnostics import Diagnostic, RuleMeta, Severity
 from .gcpause import gc_paused
 from .positions import Locator, Pos
 from .schema_ids import CORE_NS, JUDGED_SECTIONS, duplicate_sections, id_problems
-from .schema_messages import Finding, ModelIndex, Translator
+
+if TYPE_CHECKING:
+    from .schema_messages import Finding, ModelIndex
 
 SCHEMA_FILE = "arouter-core.xsd"
 SCHEMA_FILES = ("arouter-core.xsd", "xml-attributes.xsd")
@@ -291,6 +293,8 @@ def compiled_schema() -> etree.XMLSchema:
 def _models() -> ModelIndex:
     import xmlschema  # only needed to explain an error
 
+    from .schema_messages import ModelIndex
+
     with resources.as_file(schema_dir() / SCHEMA_FILE) as path:
         return ModelIndex(xmlschema.XMLSchema(str(path)))
 
@@ -324,10 +328,15 @@ def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
 def _check_section(section: etree._Element, locate: Callable[[etree._Element], Pos],
                    file_of: Callable[[etree._Element], str]) -> list[Diagnostic]:
     schema = compiled_schema()
+    may_include = _may_include(file_of)
+    if not may_include and schema.validate(section):
+        # lxml validates an element as the root of a temporary document that shares its subtree,
+        # which is what validating a copy does; the copy (which explanations need) only on failure.
+        return []
     clone = copy.deepcopy(section)
     copies: list[etree._Element] = []
     added_base: set[etree._Element] = set()
-    if _may_include(file_of):
+    if may_include:
         copies = list(clone.iter())
         added_base = _mark_include_roots(section, copies, file_of)
     if schema.validate(clone):
@@ -335,6 +344,8 @@ def _check_section(section: etree._Element, locate: Callable[[etree._Element], P
     copies = copies or list(clone.iter())
     originals = dict(zip(copies, section.iter(), strict=True))
     tree = clone.getroottree()
+    from .schema_messages import Translator  # only needed to explain an error
+
     translator = Translator(_models())
     seen_values: set[tuple[int, str]] = set()
     out: list[Diagnostic] = []

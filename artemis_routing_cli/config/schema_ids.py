@@ -85,6 +85,8 @@ def _local(el: etree._Element) -> str:
 _NS = {"c": CORE_NS}
 _ID_NAME_XPATH = " | ".join("/".join(f"c:{step}" for step in path) + "[@name]" for path in sorted(ID_NAME_PATHS))
 _ID_XPATH = f"{_ID_NAME_XPATH} | descendant-or-self::*[@xml:id]"
+_ID_NAMES = etree.XPath(_ID_NAME_XPATH, namespaces=_NS)
+_XML_IDS = etree.XPath("descendant-or-self::*[@xml:id]")
 
 
 def _in_core_namespace(el: etree._Element, core: etree._Element) -> bool:
@@ -126,10 +128,15 @@ def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -
     """Duplicate ID names and dangling discovery-group references, in document order."""
     owners: dict[str, etree._Element] = {}
     problems: list[IdProblem] = []
-    named = set(core.xpath(_ID_NAME_XPATH, namespaces=_NS))
-    for el in core.xpath(_ID_XPATH, namespaces=_NS):  # document order
+    named_list = _ID_NAMES(core)
+    if _XML_IDS(core):
+        named: set[etree._Element] | None = set(named_list)
+        elements = core.xpath(_ID_XPATH, namespaces=_NS)
+    else:  # the usual case: no xml:id anywhere, the named elements are all there is
+        named, elements = None, named_list
+    for el in elements:  # document order
         names: list[tuple[str, str]] = []
-        if el in named:
+        if named is None or el in named:
             names.append(("name", el.get("name", "").strip()))
         if el.get(XML_ID) is not None and _in_core_namespace(el, core):
             names.append(("xml:id", el.get(XML_ID, "").strip()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from types import MappingProxyType
 from urllib.parse import unquote
 
@@ -22,6 +23,7 @@ class UrlError(ValueError):
     """The URL cannot be read; the message says why."""
 
 
+@lru_cache(maxsize=16384)  # the model and the rules read every URL; the result is immutable
 def parse_transport_url(raw: str) -> TransportUrl:
     """Parse ``tcp://host:port?k=v;k2=v2`` as the broker does (parameters split on ``;`` and ``&``).
 

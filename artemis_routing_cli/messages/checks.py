@@ -18,41 +18,70 @@ Each problem is ``(divert, code, message)``; the codes:
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from ..config.model import BrokerConfig, Divert
 from .cluster import java_split
 from .flow import active_diverts, forwarding_targets
-from .selector import FilterSyntaxError, parse_optional_filter
+from .selector import (
+    FilterSyntaxError,
+    blank_filter,
+    filter_syntax_error,
+    may_query_body,
+    parse_filter,
+    parse_optional_filter,
+)
 
 Problem = tuple[Divert, str, str]
 
 
-def divert_problems(config: BrokerConfig) -> list[Problem]:
+CODES = frozenset({"filter-syntax", "filter-body", "duplicate-name", "exclusive-shadows", "loop",
+                   "composite-empty", "composite-repeated", "routing-name-shared"})
+
+
+def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES) -> list[Problem]:
+    """Every problem whose code is in ``codes`` (by default all), in the same order either way:
+    the checks behind the other codes are skipped (a caller that reports only some saves the rest)."""
     problems: list[Problem] = []
     seen: dict[str, Divert] = {}
+    names = "duplicate-name" in codes
+    filters = "filter-syntax" in codes or "filter-body" in codes
+    composites = "composite-empty" in codes or "composite-repeated" in codes
     for divert in config.diverts:
-        if divert.name in seen:
-            problems.append((divert, "duplicate-name",
-                             f"divert name {divert.name!r} is already used; the broker skips this divert"))
-        else:
-            seen[divert.name] = divert
-        problems.extend(_filter_problems(divert))
-        problems.extend(_composite_problems(divert))
+        if names:
+            if divert.name in seen:
+                problems.append((divert, "duplicate-name",
+                                 f"divert name {divert.name!r} is already used; the broker skips this divert"))
+            else:
+                seen[divert.name] = divert
+        if filters:
+            problems.extend(_filter_problems(divert))
+        if composites:
+            problems.extend(_composite_problems(divert))
     active = active_diverts(config)
-    problems.extend(_shadowing(active))
-    problems.extend(_routing_names(active))
-    problems.extend(_loops(active))
+    if "exclusive-shadows" in codes:
+        problems.extend(_shadowing(active))
+    if "routing-name-shared" in codes:
+        problems.extend(_routing_names(active))
+    if "loop" in codes:
+        problems.extend(_loops(active))
+    if codes is not CODES:
+        problems = [p for p in problems if p[1] in codes]
     return problems
 
 
 def _filter_problems(divert: Divert) -> list[Problem]:
-    try:
-        compiled = parse_optional_filter(divert.filter)
-    except FilterSyntaxError as err:
+    text = divert.filter
+    if text is None or blank_filter(text):
+        return []  # no filter
+    err = filter_syntax_error(text)
+    if err is not None:
         return [(divert, "filter-syntax",
                  f"filter {divert.filter!r}: {err.reason} at column {err.column}; the broker refuses to start")]
-    if compiled is not None and compiled.body_queries:
+    queries = parse_filter(text).body_queries if may_query_body(text) else []
+    if queries:
         return [(divert, "filter-body",
-                 f"filter uses {', '.join(compiled.body_queries)}: it only matches XML bodies and arouter "
+                 f"filter uses {', '.join(queries)}: it only matches XML bodies and arouter "
                  "cannot evaluate it")]
     return []
 
@@ -124,37 +153,47 @@ def _loops(active: list[Divert]) -> list[Problem]:
     for divert in active:
         for target in forwarding_targets(divert):
             edges.setdefault(divert.address or "", []).append((target, divert))
-    problems: list[Problem] = []
-    reported: set[tuple[str, ...]] = set()
-    covered: set[str] = set()
-    steps = 0
+    finder = _LoopFinder(edges)
+    for origin in list(edges):
+        finder.walk(origin, [origin], [])
+    for group in _cyclic_groups(edges):
+        if not finder.covered.intersection(group):
+            addresses, cycle = _one_cycle(group, edges)
+            finder.report(addresses, cycle)
+    return finder.problems
 
-    def report(addresses: list[str], cycle: list[Divert]) -> None:
+
+class _LoopFinder:
+    """The bounded path walk of :func:`_loops` and the cycles it found.
+
+    An object rather than closures: a closure that calls itself is a reference cycle, which
+    keeps every divert (and the document behind them) alive until the garbage collector runs.
+    """
+
+    def __init__(self, edges: dict[str, list[tuple[str, Divert]]]) -> None:
+        self.edges = edges
+        self.problems: list[Problem] = []
+        self.reported: set[tuple[str, ...]] = set()
+        self.covered: set[str] = set()
+        self.steps = 0
+
+    def report(self, addresses: list[str], cycle: list[Divert]) -> None:
         key = _canonical(tuple(d.name for d in cycle))
-        if key not in reported:
-            reported.add(key)
-            covered.update(addresses)
-            problems.append((cycle[0], "loop", _loop_message(addresses, cycle)))
+        if key not in self.reported:
+            self.reported.add(key)
+            self.covered.update(addresses)
+            self.problems.append((cycle[0], "loop", _loop_message(addresses, cycle)))
 
-    def walk(address: str, path: list[str], via: list[Divert]) -> None:
-        nonlocal steps
-        for target, divert in edges.get(address, []):
-            steps += 1
-            if steps > MAX_LOOP_WALK_STEPS:
+    def walk(self, address: str, path: list[str], via: list[Divert]) -> None:
+        for target, divert in self.edges.get(address, []):
+            self.steps += 1
+            if self.steps > MAX_LOOP_WALK_STEPS:
                 return
             if target in path:
                 start = path.index(target)
-                report(path[start:] + [target], via[start:] + [divert])
+                self.report(path[start:] + [target], via[start:] + [divert])
             elif len(path) < 64:
-                walk(target, path + [target], via + [divert])
-
-    for origin in list(edges):
-        walk(origin, [origin], [])
-    for group in _cyclic_groups(edges):
-        if not covered.intersection(group):
-            addresses, cycle = _one_cycle(group, edges)
-            report(addresses, cycle)
-    return problems
+                self.walk(target, path + [target], via + [divert])
 
 
 def _cyclic_groups(edges: dict[str, list[tuple[str, Divert]]]) -> list[set[str]]:

@@ -19,6 +19,7 @@ _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO:
 
 def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = False) -> None:
     metas = all_rules()
+    lines: list[str] = []  # one print for all findings: rich's per-call cost dominates long reports
     for r in reports:
         for d in r.diagnostics:
             name = metas[d.rule].name if d.rule in metas else ""
@@ -27,9 +28,11 @@ def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = Fal
                     f"[dim]{d.rule}[/dim] {escape(d.message)}")
             if name:
                 line += f" [dim]({name})[/dim]"
-            console.print(line, highlight=False, soft_wrap=True)
+            lines.append(line)
             if d.hint:
-                console.print(f"    [dim]hint: {escape(d.hint)}[/dim]", highlight=False, soft_wrap=True)
+                lines.append(f"    [dim]hint: {escape(d.hint)}[/dim]")
+    if lines:
+        console.print("\n".join(lines), highlight=False, soft_wrap=True)
     if quiet:
         return
     errors = sum(r.errors for r in reports)

@@ -20,7 +20,7 @@ from .base import Context
 try:
     from ..messages.checks import divert_problems
     from ..messages.flow import active_diverts, forwarding_targets
-    from ..messages.selector import FilterSyntaxError, parse_filter
+    from ..messages.selector import filter_syntax_error
 except ImportError:  # pragma: no cover - the messages package is part of arouter
     divert_problems = None  # type: ignore[assignment]
 
@@ -162,7 +162,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     if divert_problems is None:
         return
     config = ctx.config
-    for divert, code, message in divert_problems(config):
+    for divert, code, message in divert_problems(config, _CODES.keys()):
         rule = _CODES.get(code)
         if rule is None:
             continue
@@ -193,9 +193,8 @@ def _filter(ctx: Context, divert: Divert) -> Iterator[Diagnostic]:
     text = divert.filter
     if text is None or not text.strip():
         return
-    try:
-        parse_filter(text)
-    except FilterSyntaxError as err:
+    err = filter_syntax_error(text)
+    if err is not None:
         yield ctx.report("AR504", _filter_column(ctx, divert, err.column),
                          f"divert filter {text!r} is invalid at column {err.column} of the filter: {err.reason}; "
                          "the broker refuses to start", section=f"divert {divert.name}")
@@ -217,6 +216,28 @@ def _shadowing(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
                              "address's queues get nothing", section=f"divert {divert.name}")
 
 
+def _walk(edges: dict[str, list[tuple[str, Divert]]], order: dict[int, int],
+          cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]],
+          address: str, path: list[str], via: list[Divert]) -> None:
+    """Every simple divert chain from ``path``: the cycles it closes go into ``cycles``.
+
+    A module function, not a closure: a closure calling itself is a reference cycle that keeps
+    every divert (and the whole document behind them) alive until the garbage collector runs.
+    """
+    for target, divert in edges.get(address, []):
+        if target in path:
+            start = path.index(target)
+            cycle = [*via[start:], divert]
+            ids = tuple(order[id(d)] for d in cycle)
+            pivot = ids.index(min(ids))
+            key = ids[pivot:] + ids[:pivot]
+            if key not in cycles:
+                addresses = path[start:]
+                cycles[key] = (addresses[pivot:] + addresses[:pivot], cycle[pivot:] + cycle[:pivot])
+        elif len(path) < MAX_CHAIN:
+            _walk(edges, order, cycles, target, [*path, target], [*via, divert])
+
+
 def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
     edges: dict[str, list[tuple[str, Divert]]] = {}
     for divert in active:
@@ -225,23 +246,8 @@ def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
                 edges.setdefault(divert.address or "", []).append((target, divert))
     order = {id(d): i for i, d in enumerate(active)}
     cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]] = {}
-
-    def walk(address: str, path: list[str], via: list[Divert]) -> None:
-        for target, divert in edges.get(address, []):
-            if target in path:
-                start = path.index(target)
-                cycle = [*via[start:], divert]
-                ids = tuple(order[id(d)] for d in cycle)
-                pivot = ids.index(min(ids))
-                key = ids[pivot:] + ids[:pivot]
-                if key not in cycles:
-                    addresses = path[start:]
-                    cycles[key] = (addresses[pivot:] + addresses[:pivot], cycle[pivot:] + cycle[:pivot])
-            elif len(path) < MAX_CHAIN:
-                walk(target, [*path, target], [*via, divert])
-
     for origin in list(edges):
-        walk(origin, [origin], [])
+        _walk(edges, order, cycles, origin, [origin], [])
     for addresses, cycle in cycles.values():
         route = " -> ".join([*addresses, addresses[0]])
         names = ", ".join(d.name for d in cycle)

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from ..config.model import ConnectionRouter
+from ..config.model import Cache, ConnectionRouter, Pool
+from ..config.parse import ChildFields
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from ._util import child_elements, local, router_elements
 from .base import Context
@@ -141,12 +142,16 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     for router, element in router_elements(ctx.config):
         section = f"connection-router {router.name}"
         if element is not None:
-            yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section)
+            fields = router.fields if isinstance(router.fields, ChildFields) else None  # element's children
+            yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section, fields)
+            # with one <pool> (<cache>), the model's pool (cache) was read from it: its children are known
+            pool_fields = _only_child_fields(fields, "pool", router.pool)
             for pool in child_elements(element, "pool"):
-                yield from _repeats(ctx, pool, POOL_FIRST, POOL_LAST, "pool", section)
-                yield from _sources(ctx, pool, section)
+                yield from _repeats(ctx, pool, POOL_FIRST, POOL_LAST, "pool", section, pool_fields)
+                yield from _sources(ctx, pool, section, pool_fields)
+            cache_fields = _only_child_fields(fields, "cache", router.cache)
             for cache in child_elements(element, "cache"):
-                yield from _repeats(ctx, cache, CACHE_FIRST, (), "cache", section)
+                yield from _repeats(ctx, cache, CACHE_FIRST, (), "cache", section, cache_fields)
         if router.has_key_transformer:
             field = router.fields["key-transformer"]
             yield ctx.report("AR308", field.pos,
@@ -155,8 +160,18 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         yield from _filters(ctx, router, section)
 
 
+def _only_child_fields(fields: ChildFields | None, name: str, part: Pool | Cache | None) -> ChildFields | None:
+    """``part.fields`` when ``fields`` has exactly one child ``name`` (which ``part`` was read from)."""
+    if fields is None or part is None or fields.count(name) != 1 or not isinstance(part.fields, ChildFields):
+        return None
+    return part.fields
+
+
 def _repeats(ctx: Context, el: etree._Element, first: tuple[str, ...], last: tuple[str, ...], what: str,
-             section: str) -> Iterator[Diagnostic]:
+             section: str, fields: ChildFields | None = None) -> Iterator[Diagnostic]:
+    """``fields``, when given, are ``el``'s children as the model read them (a quick answer to "no repeats")."""
+    if fields is not None and not fields.repeated:
+        return
     seen: dict[str, list[etree._Element]] = {}
     for child in child_elements(el):
         seen.setdefault(local(child), []).append(child)
@@ -178,8 +193,12 @@ def _repeats(ctx: Context, el: etree._Element, first: tuple[str, ...], last: tup
                                  section=section)
 
 
-def _sources(ctx: Context, pool: etree._Element, section: str) -> Iterator[Diagnostic]:
-    present = [name for name in SOURCE_ORDER if next(child_elements(pool, name), None) is not None]
+def _sources(ctx: Context, pool: etree._Element, section: str,
+             fields: ChildFields | None = None) -> Iterator[Diagnostic]:
+    if fields is not None:
+        present = [name for name in SOURCE_ORDER if name in fields]
+    else:
+        present = [name for name in SOURCE_ORDER if next(child_elements(pool, name), None) is not None]
     if len(present) < 2:
         return
     used = present[0]

@@ -73,11 +73,28 @@ def find_suppressions(root: etree._Element, locate: Callable[[etree._Element], P
 
 def apply_suppressions(diags: Iterable[Diagnostic], sups: list[Suppression],
                        normalise: Callable[[str], str]) -> list[Diagnostic]:
+    """The findings no suppression covers; every suppression that covers one is marked ``used``.
+
+    Same answer as asking :meth:`Suppression.covers` of every pair, without asking every pair:
+    each finding is only compared with the suppressions that name its rule.
+    """
+    by_name: dict[str, list[Suppression]] = {}
+    for s in sups:
+        for name in s.rules:
+            by_name.setdefault(name, []).append(s)
+    ids: dict[str, str] = {}
     kept: list[Diagnostic] = []
     for d in diags:
+        rule = d.rule
+        rule_id = ids.get(rule)
+        if rule_id is None:
+            rule_id = ids[rule] = normalise(rule)
+        candidates = by_name.get(rule_id, [])
+        if rule != rule_id and rule in by_name:
+            candidates = candidates + by_name[rule]
         hit = False
-        for s in sups:
-            if s.covers(d, normalise):
+        for s in candidates:
+            if d.file == s.file and (s.file_wide or s.first_line <= d.line <= s.last_line):
                 s.used = True
                 hit = True
         if not hit:

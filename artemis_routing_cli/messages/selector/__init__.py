@@ -18,6 +18,7 @@ from . import nodes
 from .compile import Unsupported, compile_node
 from .errors import FilterSyntaxError
 from .javalang import EvalError
+from .lexer import common_shape
 from .parser import parse_tree
 
 __all__ = [
@@ -26,6 +27,10 @@ __all__ = [
     "FilterSyntaxError",
     "UnsupportedResult",
     "Verdict",
+    "blank_filter",
+    "clear_filter_caches",
+    "filter_syntax_error",
+    "may_query_body",
     "parse_filter",
     "parse_optional_filter",
 ]
@@ -102,6 +107,8 @@ class Filter:
     @property
     def body_queries(self) -> list[str]:
         """The XPATH/XQUERY terms, as written: arouter cannot evaluate them."""
+        if not may_query_body(self.text):
+            return []
         return [f"{q.language} '{q.query}'" for q in nodes.body_queries(self.tree)]
 
     def evaluate(self, msg: Message) -> bool | None | UnsupportedResult:
@@ -178,3 +185,50 @@ def parse_optional_filter(text: str | None) -> Filter | None:
     if start == end:
         return None
     return parse_filter(text)
+
+
+def blank_filter(text: str) -> bool:
+    """Whether the broker reads ``text`` as no filter at all (empty once trimmed)."""
+    start, end = _java_trim_bounds(text)
+    return start == end
+
+
+def may_query_body(text: str) -> bool:
+    """False when ``text`` certainly has no XPATH/XQUERY term (a keyword's letters are in the text)."""
+    upper = text.upper()
+    return "XPATH" in upper or "XQUERY" in upper
+
+
+# Token shapes (see lexer.common_shape) some filter of which parsed: any filter of the same shape
+# parses too, because the parser decides by token kinds, keywords and operators. The one check that
+# reads a literal's value, the length of an ESCAPE string, keeps such shapes out.
+_PARSED_SHAPES: dict[tuple[str, ...], None] = {}
+_MAX_SHAPES = 4096
+
+
+def filter_syntax_error(text: str) -> FilterSyntaxError | None:
+    """The error ``parse_filter(text)`` raises, or None when it parses (without building the
+    filter when one of the same token shape parsed before: validating many similar filters)."""
+    start, end = _java_trim_bounds(text)
+    shape = None
+    if start != end:
+        body, _, _, hyphenated = _strip_prefixes(text[start:end])
+        shape = common_shape(body, hyphenated)
+        if shape is not None and shape in _PARSED_SHAPES:
+            return None
+    try:
+        parse_filter(text)
+    except FilterSyntaxError as err:
+        # without its traceback: frames kept alive by a caller holding the error would be a cycle
+        return err.with_traceback(None)
+    if shape is not None and "ESCAPE" not in shape:
+        if len(_PARSED_SHAPES) >= _MAX_SHAPES:
+            _PARSED_SHAPES.clear()
+        _PARSED_SHAPES[shape] = None
+    return None
+
+
+def clear_filter_caches() -> None:
+    """Forget every parsed filter and shape (for measurements of a cold start)."""
+    parse_filter.cache_clear()
+    _PARSED_SHAPES.clear()

@@ -18,7 +18,7 @@ first). Facts that follow from its token table and that this module reproduces:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .errors import FilterSyntaxError
 
@@ -58,9 +58,32 @@ for _op in _OPERATORS:
     _OPERATORS_BY_FIRST[_op[0]] = (*_OPERATORS_BY_FIRST.get(_op[0], ()), _op)
 del _op
 
+# One regex step for the common tokens: white space, then an ASCII identifier or keyword (not
+# followed by an identifier character it did not take, such as a non-ASCII letter), a string, a
+# decimal that no longer number token could extend, or an operator other than ``-`` and ``/``
+# (which may open a comment). Anything else, and every error, takes the general path below,
+# which decides exactly as before.
+_FAST_TAIL = (
+    r"|(?P<str>'(?:''|[^'])*')"
+    r"|(?P<dec>[1-9][0-9]*)(?![0-9.eElL])"
+    r"|(?P<op><>|<=|>=|[=<>+*%(),])"
+    r")"
+)
+# The same steps for a whole filter in one ``findall`` (each match: white space, identifier,
+# string, decimal, operator). ``findall`` skips what no step matches, so the result only counts
+# when the matches cover the text up to its trailing white space.
+_ALL_TAIL = r"|('(?:''|[^'])*')|([1-9][0-9]*)(?![0-9.eElL])|(<>|<=|>=|[=<>+*%(),]))"
+_ALL = re.compile(r"([ \t\n\r\f]*)(?:([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$]|[^\x00-\x7f])" + _ALL_TAIL)
+_ALL_HYPHENATED = re.compile(
+    r"([ \t\n\r\f]*)(?:([A-Za-z_$][A-Za-z0-9_$-]*)(?![A-Za-z0-9_$-]|[^\x00-\x7f])" + _ALL_TAIL)
+_FAST = re.compile(r"[ \t\n\r\f]*(?:(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$]|[^\x00-\x7f])" + _FAST_TAIL)
+_FAST_HYPHENATED = re.compile(
+    r"[ \t\n\r\f]*(?:(?P<id>[A-Za-z_$][A-Za-z0-9_$-]*)(?![A-Za-z0-9_$-]|[^\x00-\x7f])" + _FAST_TAIL)
 
-@dataclass(frozen=True, slots=True)
-class Token:
+
+class Token(NamedTuple):
+    """One token (a named tuple: the lexer makes tens of thousands of them for a large broker.xml)."""
+
     kind: str
     text: str  # the token as written (keywords upper-cased; strings and quoted ids decoded)
     pos: int  # 0-based offset in the lexed text
@@ -75,6 +98,9 @@ class Token:
         if self.kind == OP:
             return repr(self.text)
         return f"{self.kind} {self.text!r}" if self.kind == IDENT else f"number {self.text}"
+
+
+_new_token = tuple.__new__  # Token(kind, text, pos) without the Python-level __new__
 
 
 def _is_id_start(ch: str) -> bool:
@@ -93,10 +119,35 @@ def _is_id_part(ch: str, hyphenated: bool) -> bool:
 def tokenize(text: str, *, hyphenated: bool = False, offset: int = 0) -> list[Token]:
     """Cut ``text`` into tokens (the last one is EOF). ``offset`` is added to every position so
     that errors point into the original filter string. Raises FilterSyntaxError."""
+    quick = _tokenize_common(text, hyphenated, offset)
+    if quick is not None:
+        return quick
     tokens: list[Token] = []
+    append = tokens.append
     i = 0
     n = len(text)
+    fast = (_FAST_HYPHENATED if hyphenated else _FAST).match
+    keywords = KEYWORDS
     while True:
+        m = fast(text, i)
+        if m is not None:
+            group = m.lastgroup
+            start = m.start(group)  # type: ignore[arg-type]
+            i = m.end()
+            if group == "id":
+                word = text[start:i]
+                upper = word.upper()
+                if upper in keywords:
+                    append(_new_token(Token, (KEYWORD, upper, offset + start)))
+                else:
+                    append(_new_token(Token, (IDENT, word, offset + start)))
+            elif group == "op":
+                append(_new_token(Token, (OP, text[start:i], offset + start)))
+            elif group == "str":
+                append(_new_token(Token, (STRING, text[start + 1 : i - 1].replace("''", "'"), offset + start)))
+            else:
+                append(_new_token(Token, (DECIMAL, text[start:i], offset + start)))
+            continue
         while i < n:
             ch = text[i]
             if ch in _WHITESPACE:
@@ -169,3 +220,60 @@ def tokenize(text: str, *, hyphenated: bool = False, offset: int = 0) -> list[To
             elif ch == '"':
                 hint = " (quoted identifiers are not allowed with hyphenated_props:)"
             raise FilterSyntaxError(f"unexpected character {shown}{hint}", column=offset + start + 1, text=text)
+
+
+def _tokenize_common(text: str, hyphenated: bool, offset: int) -> list[Token] | None:
+    """The tokens of a filter made only of the common tokens (see ``_ALL``), else None."""
+    tokens: list[Token] = []
+    append = tokens.append
+    keywords = KEYWORDS
+    pos = offset
+    for space, word, string, decimal, op in (_ALL_HYPHENATED if hyphenated else _ALL).findall(text):
+        pos += len(space)
+        if word:
+            upper = word.upper()
+            if upper in keywords:
+                append(_new_token(Token, (KEYWORD, upper, pos)))
+            else:
+                append(_new_token(Token, (IDENT, word, pos)))
+            pos += len(word)
+        elif op:
+            append(_new_token(Token, (OP, op, pos)))
+            pos += len(op)
+        elif string:
+            append(_new_token(Token, (STRING, string[1:-1].replace("''", "'"), pos)))
+            pos += len(string)
+        else:
+            append(_new_token(Token, (DECIMAL, decimal, pos)))
+            pos += len(decimal)
+    if pos - offset != len(text.rstrip(_WHITESPACE)):
+        return None  # something between the matches that only the general path can read
+    append(_new_token(Token, (EOF, "", offset + len(text))))
+    return tokens
+
+
+def common_shape(text: str, hyphenated: bool = False) -> tuple[str, ...] | None:
+    """The kinds of ``text``'s tokens, with keywords and operators as written (upper case), when
+    every token is a common one (see ``_ALL``); else None. Two filters with one shape parse alike
+    but for the values of their literals."""
+    shape: list[str] = []
+    append = shape.append
+    keywords = KEYWORDS
+    length = 0
+    for space, word, string, decimal, op in (_ALL_HYPHENATED if hyphenated else _ALL).findall(text):
+        if word:
+            upper = word.upper()
+            append(upper if upper in keywords else IDENT)
+            length += len(space) + len(word)
+        elif op:
+            append(op)
+            length += len(space) + len(op)
+        elif string:
+            append(STRING)
+            length += len(space) + len(string)
+        else:
+            append(DECIMAL)
+            length += len(space) + len(decimal)
+    if length != len(text.rstrip(_WHITESPACE)):
+        return None
+    return tuple(shape)

@@ -22,6 +22,9 @@ from .lexer import DECIMAL, EOF, FLOAT, HEX, IDENT, KEYWORD, OCTAL, OP, STRING, 
 MAX_NESTING = 64
 MAX_DEPTH = 300
 
+# Keywords that continue a comparison (NOT only when LIKE, BETWEEN or IN follows).
+_COMPARISON_WORDS = frozenset({"NOT", "LIKE", "BETWEEN", "IN"})
+
 
 def _narrow(value: int) -> object:
     """The broker keeps integer literals as Integer when their long value fits an int."""
@@ -34,24 +37,24 @@ def _narrow(value: int) -> object:
 
 
 class Parser:
+    __slots__ = ("text", "tokens", "i", "nesting", "tok")
+
     def __init__(self, text: str, tokens: list[Token]) -> None:
         self.text = text
         self.tokens = tokens
         self.i = 0
         self.nesting = 0
+        self.tok: Token = tokens[0]  # always tokens[i]
 
     # -- helpers -----------------------------------------------------------------------------
-    @property
-    def tok(self) -> Token:
-        return self.tokens[self.i]
-
     def peek(self, ahead: int = 1) -> Token:
         return self.tokens[min(self.i + ahead, len(self.tokens) - 1)]
 
     def advance(self) -> Token:
-        token = self.tokens[self.i]
+        token = self.tok
         if token.kind != EOF:
             self.i += 1
+            self.tok = self.tokens[self.i]
         return token
 
     def is_op(self, text: str, token: Token | None = None) -> bool:
@@ -110,7 +113,8 @@ class Parser:
 
     def or_expr(self) -> n.Node:
         left = self.and_expr()
-        if not self.is_kw("OR"):
+        tok = self.tok
+        if tok.kind != KEYWORD or tok.text != "OR":
             return left
         operands = [self.as_boolean(left)]
         while self.is_kw("OR"):
@@ -120,7 +124,8 @@ class Parser:
 
     def and_expr(self) -> n.Node:
         left = self.equality_expr()
-        if not self.is_kw("AND"):
+        tok = self.tok
+        if tok.kind != KEYWORD or tok.text != "AND":
             return left
         operands = [self.as_boolean(left)]
         while self.is_kw("AND"):
@@ -131,12 +136,16 @@ class Parser:
     def equality_expr(self) -> n.Node:
         left = self.comparison_expr()
         while True:
-            if self.is_op("=") or self.is_op("<>"):
+            tok = self.tok
+            kind = tok.kind
+            if kind != OP and kind != KEYWORD:
+                return left  # neither an operator nor IS: the common end of an operand
+            if kind == OP and (tok.text == "=" or tok.text == "<>"):
                 op = self.advance().text
                 right = self.comparison_expr()
                 self.check_equality(left, right, op)
                 left = n.Compare(left.pos, op, left, right)
-            elif self.is_kw("IS"):
+            elif kind == KEYWORD and tok.text == "IS":
                 self.advance()
                 negated = False
                 if self.is_kw("NOT"):
@@ -154,7 +163,12 @@ class Parser:
         left = self.add_expr()
         while True:
             tok = self.tok
-            if tok.kind == OP and tok.text in (">", ">=", "<", "<="):
+            if tok.kind == OP:
+                if tok.text not in (">", ">=", "<", "<="):
+                    return left
+            elif tok.kind != KEYWORD or tok.text not in _COMPARISON_WORDS:
+                return left
+            if tok.kind == OP:
                 op = self.advance().text
                 right = self.add_expr()
                 self.check_ordering_operand(left, op)
@@ -212,7 +226,7 @@ class Parser:
 
     def add_expr(self) -> n.Node:
         left = self.mult_expr()
-        while self.is_op("+") or self.is_op("-"):
+        while (tok := self.tok).kind == OP and (tok.text == "+" or tok.text == "-"):
             op = self.advance().text
             right = self.mult_expr()
             left = n.Arith(left.pos, op, left, right)
@@ -220,7 +234,7 @@ class Parser:
 
     def mult_expr(self) -> n.Node:
         left = self.unary_expr()
-        while self.is_op("*") or self.is_op("/") or self.is_op("%"):
+        while (tok := self.tok).kind == OP and tok.text in ("*", "/", "%"):
             op = self.advance().text
             right = self.unary_expr()
             left = n.Arith(left.pos, op, left, right)
@@ -228,7 +242,10 @@ class Parser:
 
     def unary_expr(self) -> n.Node:
         tok = self.tok
-        if self.is_op("+") or self.is_op("-") or self.is_kw("NOT"):
+        kind = tok.kind
+        if kind != OP and kind != KEYWORD:
+            return self.primary_expr()
+        if (kind == OP and (tok.text == "+" or tok.text == "-")) or (kind == KEYWORD and tok.text == "NOT"):
             self.advance()
             self.enter()
             operand = self.unary_expr()
@@ -238,7 +255,7 @@ class Parser:
             if tok.text == "-":
                 return n.Negate(tok.pos, operand)
             return n.Not(tok.pos, self.as_boolean(operand))
-        if self.is_kw("XPATH") or self.is_kw("XQUERY"):
+        if kind == KEYWORD and (tok.text == "XPATH" or tok.text == "XQUERY"):
             self.advance()
             query = self.string_literal(f"a string literal after {tok.text}")
             return n.BodyQuery(tok.pos, tok.text, query)
@@ -290,7 +307,11 @@ def parse_tree(text: str, *, hyphenated: bool = False, offset: int = 0, source: 
     try:
         tokens = tokenize(text, hyphenated=hyphenated, offset=offset)
     except FilterSyntaxError as err:
-        raise FilterSyntaxError(err.reason, column=err.column or 1, text=full) from None
+        failure: tuple[str, int] | None = (err.reason, err.column or 1)
+    else:
+        failure = None
+    if failure is not None:  # raised out here: inside the handler this frame would hold the old error
+        raise FilterSyntaxError(failure[0], column=failure[1], text=full) from None
     tree = Parser(full, tokens).parse()
     # Every node but a BoolCast (only ever right above a property) is made on reading a token of its
     # own, so a tree from no more than MAX_DEPTH tokens (EOF included) cannot be deeper than that.

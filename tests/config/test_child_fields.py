@@ -1,0 +1,57 @@
+"""The model's view of an element's children, and ``_Reader.string`` (getElementsByTagName)."""
+
+from __future__ import annotations
+
+import pytest
+from lxml import etree
+
+from artemis_routing_cli.config import LoadOptions, load_document
+from artemis_routing_cli.config.parse import ChildFields, _Reader, text_content
+from tests.conftest import broker_xml
+
+
+def _element(tmp_path, inner: str) -> tuple[etree._Element, object]:
+    path = tmp_path / "broker.xml"
+    path.write_text(broker_xml(f"<connection-routers>{inner}</connection-routers>"), encoding="utf-8")
+    doc = load_document(str(path), LoadOptions(environ={}))
+    return next(doc.core.iter("{*}connection-router")), doc.locator
+
+
+def _first_descendant_text(el: etree._Element, name: str) -> str | None:
+    found = next(el.iterdescendants("{*}" + name), None)
+    return text_content(found).strip() if found is not None else None
+
+
+ROUTERS = [
+    "<connection-router name='r'><key-type> CLIENT_ID </key-type><key-filter>a</key-filter></connection-router>",
+    # a descendant before the child of that name wins (the broker's getElementsByTagName)
+    "<connection-router name='r'><pool><key-type>inner</key-type></pool><key-type>outer</key-type></connection-router>",
+    "<connection-router name='r'><key-type>a<!-- c -->b</key-type><pool><username>u</username></pool>"
+    "<username>v</username><policy name='x'><property key='k' value='v'/></policy></connection-router>",
+    "<connection-router name='r'><key-type/><key-type>second</key-type><cache><timeout>1</timeout></cache>"
+    "</connection-router>",
+]
+
+
+@pytest.mark.parametrize("inner", ROUTERS)
+def test_string_is_the_first_descendants_trimmed_text(tmp_path, inner: str) -> None:
+    el, locator = _element(tmp_path, inner)
+    names = {d.tag.rpartition("}")[2] for d in el.iterdescendants(etree.Element)} | {"absent"}
+    for name in sorted(names):
+        reader = _Reader(el, locator)  # fresh: the first question builds what later ones use
+        assert reader.string(name, "dflt") == (_first_descendant_text(el, name) or
+                                               ("dflt" if _first_descendant_text(el, name) is None else ""))
+
+
+def test_child_fields_count_and_find_children(tmp_path) -> None:
+    el, locator = _element(tmp_path, ROUTERS[3])
+    fields = ChildFields(el, locator)
+    assert fields.count("key-type") == 2 and fields.count("cache") == 1 and fields.count("absent") == 0
+    assert fields.repeated
+    assert fields.element("key-type") is next(el.iterchildren("{*}key-type"))
+    assert fields.element("absent") is None
+    assert fields.get("absent") is None and fields.get("absent", "x") == "x"  # type: ignore[comparison-overlap]
+    assert fields.get("key-type") == fields["key-type"] and fields["key-type"].text == ""
+    assert fields["key-type"].count == 2
+    single, _ = _element(tmp_path, ROUTERS[0])
+    assert not ChildFields(single, locator).repeated
