@@ -91,5 +91,10 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
         if override is not None and override != d.severity:
             d = Diagnostic(d.rule, override, d.category, d.message, d.file, d.line, d.column, d.section, d.hint)
         out.append(d)
-    out = sorted(set(out), key=Diagnostic.sort_key)
-    return FileReport(doc.path, out)
+    return FileReport(doc.path, ordered(out))
+
+
+def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Duplicates dropped, sorted by place and rule; findings at the same place by the same rule
+    keep the order the rules reported them in, so every run prints the same lines in the same order."""
+    return sorted(dict.fromkeys(diags), key=Diagnostic.sort_key)

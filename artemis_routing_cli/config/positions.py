@@ -7,7 +7,9 @@ Elements that came in through XInclude are remembered with the file they came fr
 
 from __future__ import annotations
 
+import re
 from dataclasses import FrozenInstanceError
+from functools import lru_cache
 
 from lxml import etree
 
@@ -148,11 +150,48 @@ class Locator:
         if text:
             raw_tag = el.tag
             is_element = isinstance(raw_tag, str)
-            tag = raw_tag.rpartition("}")[2] if is_element else ""
-            idx = text.find("<" + tag) if tag else -1
-            if idx < 0 and not is_element:
+            idx = -1
+            if is_element:
+                idx = _start_tag_column(text, raw_tag.rpartition("}")[2], _same_line_rank(el, line))
+            else:
                 idx = text.find("<!--")
             if idx < 0:
                 idx = len(text) - len(text.lstrip())
             column = idx + 1
         return file, line, column
+
+
+@lru_cache(maxsize=256)
+def _start_tag(tag: str) -> re.Pattern[str]:
+    """``<tag`` or ``<prefix:tag`` as a whole name (``<divert`` does not match ``<diverts``)."""
+    return re.compile(r"<(?:[A-Za-z_][\w.-]*:)?" + re.escape(tag) + r"(?=[\s/>]|$)")
+
+
+def _start_tag_column(text: str, tag: str, rank: int) -> int:
+    """Index of the ``rank``-th (0-based) start tag named ``tag`` in ``text``; -1 if absent
+    (then the first one, if any)."""
+    first = -1
+    for i, m in enumerate(_start_tag(tag).finditer(text)):
+        if i == 0:
+            first = m.start()
+        if i == rank:
+            return m.start()
+    return first
+
+
+def _same_line_rank(el: etree._Element, line: int) -> int:
+    """How many elements with the same tag start on ``line`` before ``el`` (in document order)."""
+    tag = el.tag
+    rank = 0
+    node = el
+    while True:
+        for sibling in node.itersiblings(preceding=True):
+            if sibling.tail and "\n" in sibling.tail:
+                break  # it ends on an earlier line, and so does everything before it
+            rank += sum(1 for d in sibling.iter(tag) if d.sourceline == line)
+        parent = node.getparent()
+        if parent is None or parent.sourceline != line:
+            return rank
+        if parent.tag == tag:
+            rank += 1
+        node = parent

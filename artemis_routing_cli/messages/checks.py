@@ -156,9 +156,9 @@ def _loops(active: list[Divert]) -> list[Problem]:
     finder = _LoopFinder(edges)
     for origin in list(edges):
         finder.walk(origin, [origin], [])
-    for group in _cyclic_groups(edges):
+    for group in cyclic_groups(edges):
         if not finder.covered.intersection(group):
-            addresses, cycle = _one_cycle(group, edges)
+            addresses, cycle = one_cycle(group, edges)
             finder.report(addresses, cycle)
     return finder.problems
 
@@ -196,7 +196,7 @@ class _LoopFinder:
                 self.walk(target, path + [target], via + [divert])
 
 
-def _cyclic_groups(edges: dict[str, list[tuple[str, Divert]]]) -> list[set[str]]:
+def cyclic_groups(edges: dict[str, list[tuple[str, Divert]]]) -> list[set[str]]:
     """Strongly connected groups of addresses that hold a cycle (Tarjan, iterative)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -240,7 +240,7 @@ def _cyclic_groups(edges: dict[str, list[tuple[str, Divert]]]) -> list[set[str]]
     return groups
 
 
-def _one_cycle(group: set[str], edges: dict[str, list[tuple[str, Divert]]]) -> tuple[list[str], list[Divert]]:
+def one_cycle(group: set[str], edges: dict[str, list[tuple[str, Divert]]]) -> tuple[list[str], list[Divert]]:
     """A shortest cycle through one address of ``group`` (breadth first inside the group)."""
     start = min(group)
     previous: dict[str, tuple[str, Divert]] = {}  # address -> (address before it, divert between)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from ..config.model import Divert
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..messages.checks import cyclic_groups, one_cycle
 from .base import Context
 
 try:
@@ -26,6 +27,8 @@ except ImportError:  # pragma: no cover - the messages package is part of aroute
 
 # Longest divert chain searched for loops (far more than any broker.xml holds).
 MAX_CHAIN = 64
+#: Steps of the loop walk over all start addresses; loops beyond it are found per group of addresses.
+MAX_WALK_STEPS = 20_000
 
 
 def _divert(name: str, address: str, forward: str, extra: str = "") -> str:
@@ -218,24 +221,32 @@ def _shadowing(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
 
 def _walk(edges: dict[str, list[tuple[str, Divert]]], order: dict[int, int],
           cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]],
-          address: str, path: list[str], via: list[Divert]) -> None:
-    """Every simple divert chain from ``path``: the cycles it closes go into ``cycles``.
+          address: str, path: list[str], via: list[Divert], budget: list[int]) -> None:
+    """Every simple divert chain from ``path``, at most ``budget[0]`` steps in all: the cycles it
+    closes go into ``cycles``.
 
     A module function, not a closure: a closure calling itself is a reference cycle that keeps
     every divert (and the whole document behind them) alive until the garbage collector runs.
     """
     for target, divert in edges.get(address, []):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
         if target in path:
             start = path.index(target)
-            cycle = [*via[start:], divert]
-            ids = tuple(order[id(d)] for d in cycle)
-            pivot = ids.index(min(ids))
-            key = ids[pivot:] + ids[:pivot]
-            if key not in cycles:
-                addresses = path[start:]
-                cycles[key] = (addresses[pivot:] + addresses[:pivot], cycle[pivot:] + cycle[:pivot])
+            _keep(cycles, order, path[start:], [*via[start:], divert])
         elif len(path) < MAX_CHAIN:
-            _walk(edges, order, cycles, target, [*path, target], [*via, divert])
+            _walk(edges, order, cycles, target, [*path, target], [*via, divert], budget)
+
+
+def _keep(cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]], order: dict[int, int],
+          addresses: list[str], cycle: list[Divert]) -> None:
+    """Record a loop once, however it was entered: rotated to start at its first divert."""
+    ids = tuple(order[id(d)] for d in cycle)
+    pivot = ids.index(min(ids))
+    key = ids[pivot:] + ids[:pivot]
+    if key not in cycles:
+        cycles[key] = (addresses[pivot:] + addresses[:pivot], cycle[pivot:] + cycle[:pivot])
 
 
 def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
@@ -246,8 +257,17 @@ def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
                 edges.setdefault(divert.address or "", []).append((target, divert))
     order = {id(d): i for i, d in enumerate(active)}
     cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]] = {}
+    budget = [MAX_WALK_STEPS]
     for origin in list(edges):
-        _walk(edges, order, cycles, origin, [origin], [])
+        _walk(edges, order, cycles, origin, [origin], [], budget)
+    if budget[0] < 0:
+        # The walk stopped early (a dense graph has exponentially many loops): every group of
+        # addresses that loops but got no finding still gets one, its shortest loop.
+        covered = {a for addresses, _ in cycles.values() for a in addresses}
+        for group in cyclic_groups(edges):
+            if not covered.intersection(group):
+                addresses, cycle = one_cycle(group, edges)
+                _keep(cycles, order, addresses[:-1], cycle)
     for addresses, cycle in cycles.values():
         route = " -> ".join([*addresses, addresses[0]])
         names = ", ".join(d.name for d in cycle)

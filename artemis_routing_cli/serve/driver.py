@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, cast
 
 from .conn import WAIT_FOR_DATA, ConnIO, Env, HandshakeTimeout
 from .connection import Limits, peer_address, serve_connection
@@ -69,7 +69,7 @@ class RedirectProtocol(asyncio.Protocol):
 
     # -- asyncio.Protocol -------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+        transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
         listener = self.listener
         spec = listener.spec
         self.transport = transport

@@ -30,7 +30,7 @@ def test_located_positions_are_line_and_column_of_the_tag(tmp_path) -> None:
     by_tag = {el.tag.rpartition("}")[2] if isinstance(el.tag, str) else "comment": el for el in doc.core.iter()}
     file = str(tmp_path / "broker.xml")
     assert doc.locator.locate(by_tag["connector"]) == Pos(file, 5, 7)
-    assert doc.locator.locate(by_tag["divert"]) == Pos(file, 7, 5)  # the first "<divert" on the line
+    assert doc.locator.locate(by_tag["divert"]) == Pos(file, 7, 14)  # "<divert", not the "<diverts" before it
     assert doc.locator.locate(by_tag["address"]) == Pos(file, 7, 31)
     assert doc.locator.locate(by_tag["comment"]) == Pos(file, 8, 5)
 
@@ -50,7 +50,7 @@ def test_a_located_position_behaves_as_a_plain_one(tmp_path) -> None:
 def test_copies_and_pickles_keep_the_place(tmp_path, make) -> None:
     doc = _doc(tmp_path)
     pos = make(doc.locator.locate(next(doc.core.iter("{*}divert"))))
-    assert pos == Pos(str(tmp_path / "broker.xml"), 7, 5)
+    assert pos == Pos(str(tmp_path / "broker.xml"), 7, 14)
 
 
 def test_positions_are_immutable_and_match_by_fields() -> None:
@@ -63,3 +63,18 @@ def test_positions_are_immutable_and_match_by_fields() -> None:
         case Pos(file, line, column):
             assert (file, line, column) == ("f.xml", 3, 4)
     assert pos != ("f.xml", 3, 4) and pos != Pos("f.xml", 3, 5)
+
+
+def test_siblings_on_one_line_each_get_their_own_column(tmp_path) -> None:
+    path = tmp_path / "broker.xml"
+    line = ('    <diverts><divert name="d1"><address>a</address></divert>'
+            '<divert name="d2"><address>b</address></divert></diverts>')
+    path.write_text(broker_xml(line), encoding="utf-8")
+    doc = load_document(str(path), LoadOptions(environ={}))
+    d1, d2 = [el for el in doc.core.iter() if isinstance(el.tag, str) and el.tag.endswith("}divert")]
+    text = path.read_text(encoding="utf-8").splitlines()[doc.locator.locate(d1).line - 1]
+    # <divert> after <diverts> on the same line: not the column of <diverts>
+    assert doc.locator.locate(d1).column == text.index('<divert name="d1"') + 1
+    assert doc.locator.locate(d2).column == text.index('<divert name="d2"') + 1
+    a, b = [el for el in doc.core.iter() if isinstance(el.tag, str) and el.tag.endswith("}address")]
+    assert doc.locator.locate(b).column == text.index("<address>b") + 1

@@ -64,3 +64,15 @@ def test_ar505_quiet_when_the_exclusive_divert_has_a_filter(tmp_path) -> None:
 def test_ar505_quiet_without_non_exclusive_diverts(tmp_path) -> None:
     frag = diverts(divert("x", "a", "b", "<exclusive>true</exclusive>"))
     assert only(lint_fragment(tmp_path, frag), "AR505") == []
+
+
+def test_ar503_dense_divert_graph_is_checked_without_listing_every_loop(tmp_path) -> None:
+    """40 addresses in one ring with 110 cross-diverts hold far more simple loops than can be
+    listed: the walk stops after its step budget, and the separate ring of 'x' addresses, which
+    the walk never reached, still gets its loop."""
+    items = [divert(f"ring{i}", f"q{i}", f"q{(i + 1) % 40}") for i in range(40)]
+    items += [divert(f"cross{i}", f"q{i % 40}", f"q{(i * 7 + 3) % 40}") for i in range(110)]
+    items += [divert("x1", "x-a", "x-b"), divert("x2", "x-b", "x-a")]
+    loops = only(lint_fragment(tmp_path, diverts(*items)), "AR503")
+    assert any("x-a -> x-b -> x-a" in d.message for d in loops)
+    assert any("(diverts ring" in d.message or "(diverts cross" in d.message for d in loops)
