@@ -103,7 +103,10 @@ class RedirectProtocol(asyncio.Protocol):
             io.feed_eof()
             if self._waiting:
                 self._step(None)
-        return True  # keep the write side: the session closes the socket when it is done
+        # Keep the write side open: the session closes the socket when it is done. Over TLS a
+        # half-close cannot be kept (asyncio warns when asked to), so the transport closes.
+        transport = self.transport
+        return transport is None or transport.get_extra_info("sslcontext") is None
 
     def connection_lost(self, exc: Exception | None) -> None:
         io = self.io

@@ -129,3 +129,19 @@ def test_hashed_passwords_verify_like_the_broker():
     assert verify_password(stored, "sécret")
     assert not verify_password(stored, "secret")
     assert verify_password("plain", "plain") and not verify_password("plain", "plai")
+
+
+def test_tls_client_that_half_closes_before_its_connect_is_closed_quietly(serve, cert, caplog):
+    """Over TLS a half-close cannot be kept open: the listener closes the connection and asyncio
+    has nothing to warn about (it warns when a protocol asks to keep a TLS half-close)."""
+    crt, pem_key = cert
+    running = serve(ROUTER_CORE, listen=["tls://127.0.0.1:0"], routers=["by-sni"], tls_cert=crt, tls_key=pem_key,
+                    state=state_from_options(NODE_IDS))
+    with caplog.at_level("WARNING", logger="asyncio"), tls_connect(running.port(), "tenant-b.example.com") as sock:
+        sock.sendall(b"\x10")  # half a CONNECT
+        sock.shutdown(socket.SHUT_WR)  # TCP half-close, without a TLS close_notify
+        sock.settimeout(HANG_GUARD)
+        while sock.recv(65536):  # raw bytes now (the TLS layer was dropped by shutdown): until EOF
+            pass
+    assert running.routes() == []
+    assert not [r for r in caplog.records if "eof_received" in r.getMessage()]
