@@ -62,7 +62,7 @@ def analyze_command(
     from ..pipeline.session import parse_conf, start_session
     from ..pipeline.whatif import parse_scenarios
     from ..routing.targets import state_from_options
-    from .common import stderr_console, stdout_console
+    from .common import say, stderr_console, stdout_console, warn
     from .simulate_one import select_routers
 
     scenarios = parse_scenarios(what_if or [])
@@ -73,7 +73,7 @@ def analyze_command(
     err = stderr_console()
     for r in routers:
         for w in r.warnings:
-            err.print(f"[yellow]warning[/yellow]: {r.name}: {w}", highlight=False)
+            warn(err, f"{r.name}: {w}")
 
     from ..pipeline.run import analyze
 
@@ -82,7 +82,7 @@ def analyze_command(
         summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
                           engine=engine,
                           output_format=output_format,
-                          progress=lambda msg: err.print(f"arouter: {msg}", highlight=False))
+                          progress=lambda msg: say(err, f"arouter: {msg}"))
     finally:
         spark.stop()
     if report is not None:
@@ -99,6 +99,7 @@ def _write_report(path: str, summary: dict, keys: str, png: bool, err) -> None: 
     from pathlib import Path
 
     from ..pipeline.render import html_report, png_charts
+    from .common import say
 
     charts = png_charts(summary) if png else {}
     if png and not charts:
@@ -110,4 +111,4 @@ def _write_report(path: str, summary: dict, keys: str, png: bool, err) -> None: 
         tmp.replace(path)
     except OSError as exc:
         raise UsageError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
-    err.print(f"arouter: report written to {path}", highlight=False)
+    say(err, f"arouter: report written to {path}")

@@ -19,7 +19,7 @@ SAMPLE_NAME = "sample-broker.xml"
 def stderr_console() -> Console:
     from rich.console import Console  # imported on first use: rich takes a while to import
 
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 # Width for tables when stdout is a pipe or a file (rich would assume 80 columns and truncate).
@@ -30,10 +30,36 @@ def stdout_console(no_color: bool = False) -> Console:
     from rich.console import Console
 
     no_color = no_color or bool(os.environ.get("NO_COLOR"))
-    console = Console(highlight=False, soft_wrap=True, no_color=no_color)
+    console = Console(highlight=False, soft_wrap=True, no_color=no_color, emoji=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, soft_wrap=True, no_color=no_color, width=PIPE_WIDTH)
+        console = Console(highlight=False, soft_wrap=True, no_color=no_color, width=PIPE_WIDTH, emoji=False)
     return console
+
+
+def colour_terminal() -> bool:
+    """Whether stdout is where rich would draw colour: a terminal, or FORCE_COLOR / TTY_COMPATIBLE
+    say to treat it as one (rich's own rules)."""
+    if os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE") == "1":
+        return True
+    if os.environ.get("TTY_COMPATIBLE") == "0":
+        return False
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def warn(console: Console, text: str) -> None:
+    """``warning: TEXT`` on ``console``, with TEXT shown as it is (brackets and colons in names,
+    keys and paths are not rich markup or emoji codes)."""
+    from rich.markup import escape
+
+    console.print(f"[yellow]warning[/yellow]: {escape(text)}", highlight=False)
+
+
+def say(console: Console, text: str) -> None:
+    """TEXT on ``console`` exactly as it is (no markup)."""
+    console.print(text, highlight=False, markup=False)
 
 
 def bundled_sample() -> str:
@@ -51,7 +77,7 @@ def find_config(explicit: str | None, *, quiet: bool = False) -> str:
     for c in candidates:
         if c.is_file():
             if not quiet:
-                stderr_console().print(f"arouter: using {c}", highlight=False)
+                say(stderr_console(), f"arouter: using {c}")
             return str(c)
     if not quiet:
         stderr_console().print(

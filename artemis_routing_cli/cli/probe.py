@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties, stderr_console, stdout_console
+from .common import find_config, parse_properties, say, stderr_console, stdout_console
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig
@@ -95,7 +95,7 @@ def _once(
             console.clear()
         render_text(report, console)
         if save:
-            stderr_console().print(f"arouter: targets saved to {save}", highlight=False)
+            say(stderr_console(), f"arouter: targets saved to {save}")
     return report.exit_code
 
 

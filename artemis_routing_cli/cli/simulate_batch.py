@@ -27,7 +27,7 @@ from ..routing.batch import BatchInput, BatchResult, batch_router
 from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.targets import TargetState
-from .common import stderr_console
+from .common import stderr_console, warn
 from .simulate_one import select_routers
 
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
@@ -224,7 +224,7 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     err = stderr_console()
     for r in routers:
         for w in r.warnings:
-            err.print(f"[yellow]warning[/yellow]: {r.name}: {w}", highlight=False)
+            warn(err, f"{r.name}: {w}")
 
     tmp = Path(output + ".tmp") if output else None
     sink = open(tmp, "w", encoding="utf-8", newline="") if tmp else sys.stdout

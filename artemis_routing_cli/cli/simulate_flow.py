@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
-from .common import stderr_console, stdout_console
+from .common import stderr_console, stdout_console, warn
 
 if TYPE_CHECKING:
     from ..messages import Message
@@ -84,7 +85,7 @@ def run_flow(cfg: BrokerConfig, address: str, props: list[str], headers: list[st
         return
     out = stdout_console()
     delivered = "[green]yes[/green]" if data["original_delivered"] else "[red]no[/red]"
-    out.print(f"message to [bold]{address}[/bold]: delivered to the address itself: {delivered}")
+    out.print(f"message to [bold]{escape(address)}[/bold]: delivered to the address itself: {delivered}")
     if data["decisions"]:
         out.print("diverts tried:")
         for d in data["decisions"]:
@@ -100,8 +101,9 @@ def run_flow(cfg: BrokerConfig, address: str, props: list[str], headers: list[st
     cluster = {c["address"]: c["connections"] for c in data.get("cluster", [])}
     for dv in data["deliveries"]:
         ccs = ", ".join(f"{c['name']} ({c['message_load_balancing']})" for c in cluster.get(dv["address"], []))
-        table.add_row(dv["address"], dv["routing_type"] or "—", " → ".join(dv["via"]) or "(sent here)", ccs or "—")
+        table.add_row(Text(dv["address"]), dv["routing_type"] or "—", Text(" → ".join(dv["via"]) or "(sent here)"),
+                      Text(ccs or "—"))
     out.print(table)
     err = stderr_console()
     for w in data["warnings"]:
-        err.print(f"[yellow]warning[/yellow]: {w}", highlight=False)
+        warn(err, w)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
 from ..routing.keys import KEY_TYPES, Connection, source_address
 from ..routing.router import OK, Router, RouteResult, build_routers
 from ..routing.targets import TargetState
-from .common import stderr_console, stdout_console
+from .common import stderr_console, stdout_console, warn
 
 
 def _source(value: str) -> str:
@@ -111,17 +113,17 @@ def _print_text(routers: list[Router], results: list[RouteResult], warnings: lis
         if t is not None:
             node = t.node_id if t.node_id_known else t.node_id + "*"
             placeholders = placeholders or not t.node_id_known
-        table.add_row(r.name, r.key_type, key, f"[{status_style}]{res.status}[/{status_style}]",
-                      res.target_label or "—", (t.address if t is not None else None) or "—", node or "—",
-                      res.decided_by)
+        table.add_row(Text(r.name), r.key_type, Text(key), f"[{status_style}]{res.status}[/{status_style}]",
+                      Text(res.target_label or "—"), Text((t.address if t is not None else None) or "—"),
+                      Text(node or "—"), res.decided_by)
     out.print(table)
     if placeholders:
         out.print("[dim]* placeholder node id (give the real ones with --node-id or --targets)[/dim]")
     if explain:
         for r, res in zip(routers, results, strict=True):
-            out.print(f"\n[bold]{r.name}[/bold]")
+            out.print(f"\n[bold]{escape(r.name)}[/bold]")
             for i, step in enumerate(res.trace, 1):
-                out.print(f"  {i}. [cyan]{step.step}[/cyan]: {step.detail}", highlight=False)
+                out.print(f"  {i}. [cyan]{escape(step.step)}[/cyan]: {escape(step.detail)}", highlight=False)
     err = stderr_console()
     for w in warnings:
-        err.print(f"[yellow]warning[/yellow]: {w}", highlight=False)
+        warn(err, w)

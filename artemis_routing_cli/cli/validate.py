@@ -11,7 +11,7 @@ import typer
 
 from ..diagnostics import Severity
 from ..errors import UsageError
-from .common import find_config, parse_properties, stderr_console, stdout_console
+from .common import colour_terminal, find_config, parse_properties, say, stderr_console, stdout_console
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
 
@@ -79,7 +79,7 @@ def validate_command(
     if fatal:
         err = stderr_console()
         for r in fatal:
-            err.print(f"arouter: {r.fatal}", highlight=False)
+            say(err, f"arouter: {r.fatal}")
     _emit(fmt, reports, code, threshold, output, quiet, docs_url)
     raise typer.Exit(code)
 
@@ -98,14 +98,16 @@ def _threshold(fail_on: str | None, strict: bool, project: Severity | None) -> S
 def _emit(fmt: str, reports: list, code: int, threshold: Severity, output: str | None, quiet: bool,
           docs_url: str) -> None:
     if fmt == "text":
-        if output:
-            from rich.console import Console
+        from ..report import text as text_report
 
+        if output:
             with open(output + ".tmp", "w", encoding="utf-8") as fh:
-                _text(reports, Console(file=fh, no_color=True, highlight=False, soft_wrap=True), quiet)
+                text_report.render_plain(reports, fh, quiet=quiet)
             os.replace(output + ".tmp", output)
-        else:
-            _text(reports, stdout_console(), quiet)
+        elif colour_terminal():
+            text_report.render(reports, stdout_console(), quiet=quiet)
+        else:  # piped: the same lines without rich (and without its import)
+            text_report.render_plain(reports, sys.stdout, quiet=quiet)
         return
     text = _render(fmt, reports, code, threshold, docs_url)
     if output:
@@ -133,12 +135,6 @@ def _render(fmt: str, reports: list, code: int, threshold: Severity, docs_url: s
     from ..report import github
 
     return github.render(reports)
-
-
-def _text(reports: list, console: object, quiet: bool) -> None:
-    from ..report import text
-
-    text.render(reports, console, quiet=quiet)  # type: ignore[arg-type]
 
 
 def _list_rules(metas: dict) -> None:

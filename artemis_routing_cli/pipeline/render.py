@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 BAR_WIDTH = 420  # px of the longest bar in the HTML report
 BAR_HEIGHT = 22
@@ -15,11 +17,11 @@ BAR_HEIGHT = 22
 
 def print_text(summary: Mapping[str, Any], console: Console) -> None:
     for r in summary["routers"]:
-        console.print(f"\n[bold]{r['router']}[/bold]  key {r['key_type']}, policy {r['policy'] or 'none'}, "
+        console.print(f"\n[bold]{escape(r['router'])}[/bold]  key {r['key_type']}, policy {r['policy'] or 'none'}, "
                       f"{r['total']:,} keys", highlight=False)
         table = Table("target", "keys", "share", box=None, pad_edge=False)
         for t in r["targets"]:
-            table.add_row(t["target"], f"{t['count']:,}", f"{t['share']:.2%}")
+            table.add_row(Text(t["target"]), f"{t['count']:,}", f"{t['share']:.2%}")
         for status, n in r["refused"].items():
             if n:
                 table.add_row(f"[red]{status}[/red]", f"{n:,}", f"{n / r['total']:.2%}" if r["total"] else "-")
@@ -32,9 +34,9 @@ def print_text(summary: Mapping[str, Any], console: Console) -> None:
         console.print(line, highlight=False)
         for w in r["what_if"]:
             console.print(f"what-if {w['scenario']}: {w['moved']:,} keys move ({w['moved_share']:.2%})",
-                          highlight=False)
+                          highlight=False, markup=False)
             for f in w["flows"]:
-                console.print(f"   {f['from']} → {f['to']}: {f['count']:,}", highlight=False)
+                console.print(f"   {f['from']} → {f['to']}: {f['count']:,}", highlight=False, markup=False)
 
 
 def _svg_bars(rows: list[tuple[str, int, bool]]) -> str:

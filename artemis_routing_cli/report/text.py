@@ -1,50 +1,71 @@
 """``--format text``: one line per finding (``file:line:col: severity RULE message``), then a summary.
 
-Colour only on a terminal (rich decides); the same text without colour when piped.
+Colour on a terminal (through rich); the same text, written as it is, when piped or saved. Text
+from the file (names, paths, messages quoting values) is never read as rich markup or emoji codes:
+lines are assembled from (text, style) pieces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING, TextIO
 
 from ..diagnostics import Severity
 from ..linting import FileReport
 from ..rules import all_rules
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
+Piece = tuple[str, str]  # (text, rich style; "" for none)
 
-def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = False) -> None:
+
+def finding_lines(reports: Sequence[FileReport]) -> list[list[Piece]]:
     metas = all_rules()
-    lines: list[str] = []  # one print for all findings: rich's per-call cost dominates long reports
+    lines: list[list[Piece]] = []
     for r in reports:
         for d in r.diagnostics:
             name = metas[d.rule].name if d.rule in metas else ""
-            style = _STYLE[d.severity]
-            line = (f"[bold]{escape(d.file)}:{d.line}:{d.column}[/bold]: [{style}]{d.severity.value}[/{style}] "
-                    f"[dim]{d.rule}[/dim] {escape(d.message)}")
+            line: list[Piece] = [(f"{d.file}:{d.line}:{d.column}", "bold"), (": ", ""),
+                                 (d.severity.value, _STYLE[d.severity]), (" ", ""), (d.rule, "dim"),
+                                 (f" {d.message}", "")]
             if name:
-                line += f" [dim]({name})[/dim]"
+                line += [(" ", ""), (f"({name})", "dim")]
             lines.append(line)
             if d.hint:
-                lines.append(f"    [dim]hint: {escape(d.hint)}[/dim]")
-    if lines:
-        console.print("\n".join(lines), highlight=False, soft_wrap=True)
-    if quiet:
-        return
+                lines.append([(f"    hint: {d.hint}", "dim")])
+    return lines
+
+
+def summary_line(reports: Sequence[FileReport]) -> list[Piece]:
     errors = sum(r.errors for r in reports)
     warnings = sum(r.warnings for r in reports)
     infos = sum(r.infos for r in reports)
     files = len(reports)
     noun = "file" if files == 1 else "files"
     if errors == warnings == infos == 0:
-        console.print(f"[green]✓[/green] {files} {noun} checked: no problems", highlight=False)
-    else:
-        console.print(
-            f"{files} {noun} checked: [bold red]{errors} error(s)[/bold red], "
-            f"[yellow]{warnings} warning(s)[/yellow], [cyan]{infos} info[/cyan]",
-            highlight=False,
-        )
+        return [("✓", "green"), (f" {files} {noun} checked: no problems", "")]
+    return [(f"{files} {noun} checked: ", ""), (f"{errors} error(s)", "bold red"), (", ", ""),
+            (f"{warnings} warning(s)", "yellow"), (", ", ""), (f"{infos} info", "cyan")]
+
+
+def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = False) -> None:
+    """On a rich console (colour when it is a terminal)."""
+    from rich.text import Text
+
+    lines = [Text.assemble(*line) for line in finding_lines(reports)]
+    if lines:  # one print for all findings: rich's per-call cost dominates long reports
+        console.print(Text("\n").join(lines), soft_wrap=True)
+    if not quiet:
+        console.print(Text.assemble(*summary_line(reports)), soft_wrap=True)
+
+
+def render_plain(reports: Sequence[FileReport], out: TextIO, *, quiet: bool = False) -> None:
+    """The same lines without colour, written as they are (for pipes and files)."""
+    lines = ["".join(text for text, _ in line) for line in finding_lines(reports)]
+    if not quiet:
+        lines.append("".join(text for text, _ in summary_line(reports)))
+    if lines:
+        out.write("\n".join(lines) + "\n")

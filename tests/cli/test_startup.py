@@ -37,3 +37,14 @@ def test_help_imports_nothing_heavy() -> None:
 
 def test_validate_imports_nothing_heavy() -> None:
     assert imported_by(["validate", "-q", str(SAMPLE)]) == []
+
+
+def test_piped_validate_does_not_import_rich() -> None:
+    """Piped text (pre-commit, CI logs) and the machine formats are written without rich."""
+    code = PROBE.replace("ARGS", repr(["validate", str(SAMPLE)])).replace(
+        "m.split('.')[0] in (", "m.split('.')[0] in ('rich', ")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
+    assert out.returncode == 0, out.stderr
+    assert "no problems" in out.stdout
+    assert eval(out.stdout.strip().splitlines()[-1]) == []
