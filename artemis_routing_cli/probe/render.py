@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -42,7 +43,7 @@ def _handshake(t: TargetResult) -> str:
 
 def _pool_table(pool: PoolResult) -> Table:
     state = "[green]ACTIVE[/]" if pool.active else "[red]INACTIVE[/]"
-    title = (f"router {pool.router} ({pool.source} pool): {state} — "
+    title = (f"router {escape(pool.router)} ({escape(pool.source)} pool): {state} — "
              f"{pool.ready_count} ready, quorum-size {pool.quorum_size}")
     table = Table(title=title, title_justify="left", show_lines=False)
     for col in ("target", "address", "connect", "handshake", "ready", "node id", "conns", "ms"):
