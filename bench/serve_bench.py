@@ -129,14 +129,15 @@ def run_arouter(config: str, port: int, use_uvloop: bool) -> None:
     raise_nofile()
     from artemis_routing_cli.config import load
     from artemis_routing_cli.routing.targets import state_from_options
-    from artemis_routing_cli.serve.log import ServeLog
+    from artemis_routing_cli.serve.log import BackgroundWriter, ServeLog
     from artemis_routing_cli.serve.server import ServeOptions, run
 
     options = ServeOptions(listen=[f"127.0.0.1:{port}"], routers=["bench"], monitor=False,
                            state=state_from_options(["t1=node-1", "t2=node-2", "t3=node-3"]),
                            handshake_timeout=300.0, max_connections=100_000)
-    with open(os.devnull, "w") as sink:  # the route log is written (to /dev/null), as in production
-        run_loop(lambda: run(load(config), options, ServeLog("text", stream=sink)), use_uvloop)
+    with open(os.devnull, "w") as sink:  # the route log is written (to /dev/null) as `arouter serve` writes it
+        log = ServeLog("text", writer=BackgroundWriter(sink))
+        run_loop(lambda: run(load(config), options, log), use_uvloop)
 
 
 def run_bare(port: int, use_uvloop: bool) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Optional
 
 import typer
@@ -81,7 +82,7 @@ def serve_command(
 
     from ..config import LoadOptions, load
     from ..routing.targets import state_from_options
-    from ..serve.log import FORMATS, ServeLog
+    from ..serve.log import FORMATS, BackgroundWriter, ServeLog
     from ..serve.server import ServeOptions, run
 
     if log_format not in FORMATS:
@@ -120,8 +121,10 @@ def serve_command(
         handshake_timeout=handshake_timeout, max_frame_size=max_frame_size, max_connections=max_connections,
         monitor=monitor, jolokia=jolokia, seed=seed,
     )
-    log = ServeLog(log_format)
+    log = ServeLog(log_format, writer=BackgroundWriter(sys.stderr))  # a slow stderr never stalls the listener
     try:
         asyncio.run(run(cfg, options, log))
     except KeyboardInterrupt:
         pass
+    finally:
+        log.close()

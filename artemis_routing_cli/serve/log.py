@@ -3,27 +3,84 @@
 Routed connections are logged like the broker's ``AMQ221085: Route ... to ...`` and
 ``AMQ221086: Cannot route ...`` lines, with the protocol, router, key and target added.
 Passwords never reach this module: callers pass names and decisions only.
+
+``arouter serve`` writes through a :class:`BackgroundWriter`: the event loop only queues a
+line, and a thread writes what is queued every few milliseconds in one call. A slow reader of
+stderr (a terminal, a log shipper's pipe) then never stalls the listener; if it falls more than
+``max_pending`` lines behind, lines are dropped and the next write says how many. Everything
+queued is written when the writer is closed (Ctrl-C, SIGTERM).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import TextIO
 
 FORMATS = ("text", "json")
 
 
+class BackgroundWriter:
+    """Lines queued by the event loop, written to ``stream`` by a thread in batches."""
+
+    def __init__(self, stream: TextIO, *, interval: float = 0.005, max_pending: int = 100_000) -> None:
+        self.stream = stream
+        self.interval = interval
+        self.max_pending = max_pending
+        self.dropped = 0
+        self._pending: deque[str] = deque()
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="arouter-log-writer", daemon=True)
+        self._thread.start()
+
+    def write(self, line: str) -> None:
+        """Queue one line (with its newline); never blocks."""
+        if len(self._pending) >= self.max_pending:
+            self.dropped += 1
+            return
+        self._pending.append(line)
+
+    def _run(self) -> None:
+        while not self._closed.wait(self.interval):
+            self._drain()
+        self._drain()
+
+    def _drain(self) -> None:
+        pending = self._pending
+        if not pending:
+            return
+        lines = []
+        while pending:
+            lines.append(pending.popleft())
+        dropped, self.dropped = self.dropped, 0
+        if dropped:
+            lines.append(f"arouter: {dropped} log line(s) dropped: stderr was not read fast enough\n")
+        try:
+            self.stream.write("".join(lines))
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed stderr must not take the listener down
+
+    def close(self) -> None:
+        """Write everything queued, then stop the thread."""
+        self._closed.set()
+        self._thread.join()
+
+
 class ServeLog:
     def __init__(self, fmt: str = "text", stream: TextIO | None = None,
-                 sink: Callable[[dict[str, object]], None] | None = None) -> None:
+                 sink: Callable[[dict[str, object]], None] | None = None,
+                 writer: BackgroundWriter | None = None) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"unknown log format {fmt!r}")
         self.fmt = fmt
         self.stream = stream
         self.sink = sink  # tests and embedders get every record as a dict
+        self.writer = writer  # set: lines go through it instead of straight to the stream
         self._stamp_second = -1
         self._stamp_text = ""
 
@@ -40,17 +97,25 @@ class ServeLog:
                                          "message": message, **fields}
             if self.sink is not None:
                 self.sink(record)
-        stream = self.stream if self.stream is not None else sys.stderr
         if self.fmt == "json":
             line = json.dumps(record, ensure_ascii=False, default=str)
         else:
             line = f"{self._stamp(now)} {level.upper():5} {message}"
+        if self.writer is not None:
+            self.writer.write(line + "\n")
+            return
+        stream = self.stream if self.stream is not None else sys.stderr
         try:
             stream.write(line + "\n")
             if not getattr(stream, "line_buffering", False):
                 stream.flush()  # stderr is line-buffered already (Python 3.9+): no second syscall
         except (OSError, ValueError):
             pass  # a closed stderr must not take the listener down
+
+    def close(self) -> None:
+        """Write out whatever the background writer still holds."""
+        if self.writer is not None:
+            self.writer.close()
 
     def _stamp(self, now: float) -> str:
         """Local time to the second, formatted once per second (a busy listener logs many lines)."""
