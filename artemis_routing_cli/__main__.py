@@ -1,5 +1,5 @@
 """``python -m artemis_routing_cli`` is ``arouter``."""
 
-from .cli.app import main
+from .cli.entry import main
 
 main()

@@ -22,11 +22,6 @@ from typing import Any
 from .diagnostics import Severity
 from .errors import UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 FILENAMES = (".arouter.toml", "pyproject.toml")
 
 
@@ -38,6 +33,15 @@ class ProjectConfig:
     severity: Mapping[str, Severity] = field(default_factory=dict)
     properties: Mapping[str, str] = field(default_factory=dict)
     format: str | None = None
+
+
+def _toml() -> Any:
+    """The TOML reader, imported when a settings file is read (most runs have none)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib
 
 
 def find_project_config(start: Path | None = None) -> ProjectConfig:
@@ -67,6 +71,7 @@ def _severity(value: Any, where: str, path: Path) -> Severity:
 
 
 def _read(path: Path) -> ProjectConfig | None:
+    tomllib = _toml()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -1,11 +1,18 @@
 """arouter validate vs xmllint --schema (our schemas/) on a large generated broker.xml and the sample.
 
-Run by hand:  python bench/validate_bench.py [--routers 2000 --diverts 5000 --clusters 300 --repeat 5]
+Run by hand:  python bench/validate_bench.py [--routers 2000 --diverts 5000 --clusters 300 --repeat 5] [--venv]
 Prints wall times (best of N, whole processes, as a user runs them) and the ratios; also the
 in-process time of lint_path (no interpreter start; best of N, wall and CPU) and `arouter --help`
 cold start. arouter runs with its bytecode cached (in a temporary PYTHONPYCACHEPREFIX, as an installed
 package has it) even where PYTHONDONTWRITEBYTECODE is set: compiling every module from source on each
-start is not what users see.
+start is not what users see. ``--venv`` first installs this checkout (not editable) into a new
+virtual environment and measures that ``arouter``: what ``pip install artemis-routing-cli`` gives a
+user, without this machine's own site-packages start-up hooks.
+
+Two floors are measured with the same interpreter, to show what no Python linter can go below:
+``python -c pass`` (starting the interpreter) and a script that only imports lxml, parses the file
+and validates it against the same schema as xmllint (xmllint's own work, done through lxml, and
+nothing else: no model, no rules, no report).
 """
 
 from __future__ import annotations
@@ -74,6 +81,22 @@ def generate(routers: int, diverts: int, clusters: int) -> str:
     return "\n".join(out) + "\n"
 
 
+FLOOR_SCRIPT = """import sys
+from lxml import etree
+schema = etree.XMLSchema(etree.parse(sys.argv[1]))
+doc = etree.parse(sys.argv[2], etree.XMLParser(resolve_entities=False, no_network=True))
+sys.exit(0 if schema.validate(doc) else 1)
+"""
+
+
+def make_venv(where: Path) -> Path:
+    """A new virtual environment with this checkout installed (not editable); its python."""
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+    python = where / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(REPO)], check=True)
+    return python
+
+
 def best(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> tuple[float, int]:
     times = []
     code = 0
@@ -103,13 +126,13 @@ def in_process(path: Path, repeat: int) -> tuple[float, float]:
     return min(walls), min(cpus)
 
 
-def _arouter() -> str:
-    """The installed ``arouter`` script next to this interpreter, else the one on PATH.
+def _arouter(python: str = sys.executable) -> str:
+    """The installed ``arouter`` script next to ``python``, else the one on PATH.
 
     On PATH there may be a version manager's shim (pyenv's is a bash script that costs ~75 ms per
     start); that is not arouter's time, and xmllint has none.
     """
-    beside = Path(sys.executable).with_name("arouter")
+    beside = Path(python).with_name("arouter")
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
     return shutil.which("arouter") or sys.exit("arouter not installed (pip install -e .)")
@@ -121,12 +144,15 @@ def main() -> None:
     ap.add_argument("--diverts", type=int, default=5000)
     ap.add_argument("--clusters", type=int, default=300)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--venv", action="store_true", help="measure a non-editable install in a new virtualenv")
     args = ap.parse_args()
     if shutil.which("xmllint") is None:
         sys.exit("xmllint not found (apt-get install libxml2-utils)")
-    arouter = _arouter()
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
+        python = str(make_venv(t / "venv")) if args.venv else sys.executable
+        arouter = _arouter(python)
+        (t / "floor.py").write_text(FLOOR_SCRIPT, encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(t / "pycache")
         (t / "outer.xsd").write_text(WRAP_OUTER, encoding="utf-8")
@@ -138,13 +164,17 @@ def main() -> None:
         print(f"large file: {big.stat().st_size / 1e6:.1f} MB ({args.routers} routers, {args.diverts} diverts, "
               f"{args.clusters} cluster connections)")
         best([arouter, "validate", "-q", str(big)], 1, env)  # writes the bytecode cache
+        start, _ = best([python, "-c", "pass"], args.repeat, env)
         for label, f in (("large", big), ("sample", REPO / "samples" / "broker.xml")):
             x, xc = best(["xmllint", "--noout", "--schema", str(t / "outer.xsd"), str(f)], args.repeat)
             a, ac = best([arouter, "validate", "-q", str(f)], args.repeat, env)
+            floor, fc = best([python, str(t / "floor.py"), str(t / "outer.xsd"), str(f)], args.repeat, env)
             wall, cpu = in_process(f, args.repeat)
             print(f"{label:7s} xmllint {x * 1000:8.1f} ms (exit {xc})   arouter {a * 1000:8.1f} ms (exit {ac})   "
                   f"ratio {a / x:5.2f}x   in-process lint {wall * 1000:7.1f} ms wall, {cpu * 1000:7.1f} ms CPU "
                   f"({wall / x:.1f}x xmllint)")
+            print(f"{'':7s} floors: python -c pass {start * 1000:.1f} ms ({start / x:.1f}x xmllint); "
+                  f"python + lxml parse + schema only {floor * 1000:.1f} ms (exit {fc}, {floor / x:.1f}x xmllint)")
         h, _ = best([arouter, "--help"], args.repeat, env)
         v, _ = best([arouter, "--version"], args.repeat, env)
         print(f"arouter --help cold start {h * 1000:.0f} ms, --version {v * 1000:.0f} ms")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
 import typer
 
 from .. import __version__
-from ..errors import ArouterError
 from . import analyze, probe, serve, simulate, validate
+from .entry import main
+
+__all__ = ["app", "main"]
 
 app = typer.Typer(
     name="arouter",
@@ -40,23 +39,6 @@ simulate.register(app)
 probe.register(app)
 serve.register(app)
 analyze.register(app)
-
-
-def main() -> None:
-    """Console entry point: one plain line and exit 2 for user errors, never a traceback."""
-    try:
-        app()
-    except ArouterError as err:
-        print(f"arouter: {err}", file=sys.stderr)
-        sys.exit(err.exit_code)
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except Exception as err:  # a bug in arouter, not in the user's input
-        if os.environ.get("AROUTER_DEBUG"):
-            raise
-        print(f"arouter: internal error: {type(err).__name__}: {err} (set AROUTER_DEBUG=1 for a traceback)",
-              file=sys.stderr)
-        sys.exit(3)
 
 
 if __name__ == "__main__":

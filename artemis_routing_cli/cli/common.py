@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,13 +56,19 @@ def warn(console: Console, text: str) -> None:
     console.print(f"[yellow]warning[/yellow]: {escape(text)}", highlight=False)
 
 
+def note(text: str) -> None:
+    """TEXT on stderr exactly as it is: a plain line, no rich (and none of its import time)."""
+    print(text, file=sys.stderr, flush=True)
+
+
 def say(console: Console, text: str) -> None:
     """TEXT on ``console`` exactly as it is (no markup)."""
     console.print(text, highlight=False, markup=False)
 
 
 def bundled_sample() -> str:
-    return str(resources.files("artemis_routing_cli").joinpath("data", SAMPLE_NAME))
+    """The sample broker.xml shipped as package data (a file beside the package's modules)."""
+    return str(Path(__file__).resolve().parent.parent / "data" / SAMPLE_NAME)
 
 
 def find_config(explicit: str | None, *, quiet: bool = False) -> str:
@@ -77,12 +82,11 @@ def find_config(explicit: str | None, *, quiet: bool = False) -> str:
     for c in candidates:
         if c.is_file():
             if not quiet:
-                say(stderr_console(), f"arouter: using {c}")
+                note(f"arouter: using {c}")
             return str(c)
     if not quiet:
-        stderr_console().print(
-            "arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: "
-            "using the bundled sample broker.xml", highlight=False)
+        note("arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: "
+             "using the bundled sample broker.xml")
     return bundled_sample()
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
@@ -265,9 +265,9 @@ not defined stops the broker before it reads any router or cluster connection.
 _RULES_BY_ID: dict[str, RuleMeta] = {rule.id: rule for rule in SCHEMA_RULES}
 
 
-def schema_dir() -> Any:
-    """The package-data folder holding arouter's XSD files (a Traversable)."""
-    return resources.files("artemis_routing_cli") / "data" / "schemas"
+def schema_dir() -> Path:
+    """The package-data folder holding arouter's XSD files (beside the package's modules)."""
+    return Path(__file__).resolve().parent.parent / "data" / "schemas"
 
 
 class _PackageResolver(etree.Resolver):
@@ -295,8 +295,7 @@ def _models() -> ModelIndex:
 
     from .schema_messages import ModelIndex
 
-    with resources.as_file(schema_dir() / SCHEMA_FILE) as path:
-        return ModelIndex(xmlschema.XMLSchema(str(path)))
+    return ModelIndex(xmlschema.XMLSchema(str(schema_dir() / SCHEMA_FILE)))
 
 
 @gc_paused()

@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-
-import regex
+from typing import TYPE_CHECKING
 
 from artemis_routing_cli.errors import ArouterError
 from artemis_routing_cli.routing._javaregex_parser import Parser, SyntaxProblem, TranslationError
 
-__all__ = ["JavaPattern", "JavaRegexError", "compile_java", "portability_notes"]
+if TYPE_CHECKING:
+    import regex
+
+    from artemis_routing_cli.routing._javaregex_parser import Result
+
+__all__ = ["JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
 
 
 class JavaRegexError(ArouterError):
@@ -82,6 +86,8 @@ class JavaPattern:
     def _regex(self) -> regex.Pattern[str]:
         if self._compiled is not None:
             return self._compiled
+        import regex
+
         return regex.compile(self.python, self.flags)
 
     def _text(self, text: str) -> str:
@@ -104,9 +110,11 @@ class JavaPattern:
         return self._regex().fullmatch(self._text(text)) is not None
 
 
-def _translate(pattern: str) -> tuple[JavaPattern, list[str]]:
+@functools.lru_cache(maxsize=512)
+def _parse(pattern: str) -> Result:
+    """Java's verdict on ``pattern`` and its translation (no ``regex`` import: validate needs no more)."""
     try:
-        result = Parser(pattern).parse()
+        return Parser(pattern).parse()
     except SyntaxProblem as exc:
         raise JavaRegexError(
             f"invalid Java regex {pattern!r}: {exc.description} near index {exc.index}",
@@ -121,6 +129,27 @@ def _translate(pattern: str) -> tuple[JavaPattern, list[str]]:
             pattern=pattern,
             hint="rewrite the pattern without it",
         ) from None
+
+
+def check_java(pattern: str) -> tuple[str, ...]:
+    """Raise :class:`JavaRegexError` where :func:`compile_java` would; else the pattern's portability notes.
+
+    The same parse as :func:`compile_java`, without compiling the translation (a translation the
+    ``regex`` package refused would be a bug of arouter's, not a problem of the pattern).
+    """
+    return tuple(_parse(pattern).notes)
+
+
+@functools.lru_cache(maxsize=512)
+def compile_java(pattern: str) -> JavaPattern:
+    """Compile a Java regex (as ``Pattern.compile(pattern)`` with no flags) for use in Python.
+
+    Raises :class:`JavaRegexError` when Java would reject the pattern or when it uses a construct
+    that cannot be evaluated exactly.
+    """
+    import regex
+
+    result = _parse(pattern)
     flags = regex.V0 | (regex.ASCII if result.needs_ascii else 0)
     try:
         compiled = regex.compile(result.python, flags)
@@ -131,19 +160,8 @@ def _translate(pattern: str) -> tuple[JavaPattern, list[str]]:
             index=0,
             pattern=pattern,
         ) from None
-    jp = JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
-                     bmp_text_only=result.utf16_lookbehind, _compiled=compiled)
-    return jp, result.notes
-
-
-@functools.lru_cache(maxsize=512)
-def compile_java(pattern: str) -> JavaPattern:
-    """Compile a Java regex (as ``Pattern.compile(pattern)`` with no flags) for use in Python.
-
-    Raises :class:`JavaRegexError` when Java would reject the pattern or when it uses a construct
-    that cannot be evaluated exactly.
-    """
-    return _translate(pattern)[0]
+    return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
+                       bmp_text_only=result.utf16_lookbehind, _compiled=compiled)
 
 
 def portability_notes(pattern: str) -> list[str]:
@@ -153,6 +171,6 @@ def portability_notes(pattern: str) -> list[str]:
     A pattern that does not compile gives no notes (:func:`compile_java` reports the error).
     """
     try:
-        return list(compile_java(pattern).notes)
+        return list(check_java(pattern))
     except JavaRegexError:
         return []

@@ -21,9 +21,9 @@ from ._util import child_elements, local, router_elements
 from .base import Context
 
 try:
-    from ..routing.javaregex import JavaRegexError, compile_java, portability_notes
+    from ..routing.javaregex import JavaRegexError, check_java, portability_notes
 except ImportError:  # pragma: no cover - the regex adapter is part of the package
-    compile_java = None  # type: ignore[assignment]
+    check_java = None  # type: ignore[assignment]
 
 # Which occurrence of a repeated child the broker uses.
 ROUTER_FIRST = ("key-type", "key-filter", "local-target-filter")
@@ -225,10 +225,10 @@ def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[D
                                  "<local-target-filter> is blank: the broker compiles the empty pattern, which "
                                  "only matches an empty key, so no client is kept local", section=section)
             continue
-        if compile_java is None:
+        if check_java is None:
             continue
         try:
-            compile_java(value)
+            check_java(value)
         except JavaRegexError as err:
             if err.construct is None:
                 yield ctx.report("AR309", pos,

@@ -6,11 +6,19 @@ Equivalence with a real JVM is in test_javaregex_oracle.py.
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 
 from artemis_routing_cli.errors import ArouterError
-from artemis_routing_cli.routing.javaregex import JavaPattern, JavaRegexError, compile_java, portability_notes
+from artemis_routing_cli.routing.javaregex import (
+    JavaPattern,
+    JavaRegexError,
+    check_java,
+    compile_java,
+    portability_notes,
+)
 
 EMOJI = "\U0001F600"
 
@@ -115,3 +123,27 @@ def test_portability_notes_empty_when_nothing_notable_or_invalid():
     assert portability_notes("abc") == []
     assert portability_notes("tenant-[0-9]+") == []
     assert portability_notes("(") == []
+
+
+def _verdict(fn, pattern):
+    try:
+        return "ok", tuple(fn(pattern))
+    except JavaRegexError as err:
+        return "error", str(err), err.construct, err.index
+
+
+def test_check_java_gives_compile_java_verdict_and_notes():
+    """validate checks patterns without compiling them; its verdict must be compile_java's."""
+    from tests.routing.test_javaregex_oracle import CASES
+
+    patterns = sorted({p for p, _ in CASES} | {"(?c)a", "x\\b{g}", "(a\\1)", "a{2,1}", "[a-", "\\w+\\b", ""})
+    for pattern in patterns:
+        expected = _verdict(lambda p: compile_java(p).notes, pattern)
+        assert _verdict(check_java, pattern) == expected, pattern
+
+
+def test_checking_a_pattern_does_not_import_the_regex_package():
+    code = ("import sys\nfrom artemis_routing_cli.routing.javaregex import check_java\n"
+            "check_java('^FOO[0-9]+$')\nprint('regex' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr

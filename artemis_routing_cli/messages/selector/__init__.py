@@ -206,9 +206,11 @@ _PARSED_SHAPES: dict[tuple[str, ...], None] = {}
 _MAX_SHAPES = 4096
 
 
+@lru_cache(maxsize=65536)
 def filter_syntax_error(text: str) -> FilterSyntaxError | None:
     """The error ``parse_filter(text)`` raises, or None when it parses (without building the
-    filter when one of the same token shape parsed before: validating many similar filters)."""
+    filter when one of the same token shape parsed before: validating many similar filters).
+    Cached per text: the divert rules and the message-flow checks both ask about every filter."""
     start, end = _java_trim_bounds(text)
     shape = None
     if start != end:
@@ -231,4 +233,5 @@ def filter_syntax_error(text: str) -> FilterSyntaxError | None:
 def clear_filter_caches() -> None:
     """Forget every parsed filter and shape (for measurements of a cold start)."""
     parse_filter.cache_clear()
+    filter_syntax_error.cache_clear()
     _PARSED_SHAPES.clear()

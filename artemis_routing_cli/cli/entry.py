@@ -1,0 +1,48 @@
+"""The ``arouter`` console entry point: one plain line and exit 2 for user errors, never a traceback.
+
+``arouter validate`` with the options it documents runs without importing typer (see
+:mod:`.validate_options`): in a pre-commit hook that is most of its start-up. Every other
+command line goes to the typer application in :mod:`.app`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import ArouterError
+
+
+def main() -> None:
+    try:
+        _dispatch(sys.argv[1:])
+    except ArouterError as err:
+        print(f"arouter: {err}", file=sys.stderr)
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as err:  # a bug in arouter, not in the user's input
+        if os.environ.get("AROUTER_DEBUG"):
+            raise
+        print(f"arouter: internal error: {type(err).__name__}: {err} (set AROUTER_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        sys.exit(3)
+
+
+def _dispatch(argv: list[str]) -> None:
+    if argv == ["--version"]:
+        from .. import __version__
+
+        print(f"arouter {__version__}")
+        return
+    if argv[:1] == ["validate"]:
+        from .validate_options import parse_validate_args
+
+        opts = parse_validate_args(argv[1:])
+        if opts is not None:
+            from .validate_run import run_validate
+
+            sys.exit(run_validate(opts))
+    from .app import app
+
+    app()

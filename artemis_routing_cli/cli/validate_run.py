@@ -1,0 +1,111 @@
+"""``arouter validate`` once its options are known: settings, the check, the report, the exit code.
+
+No typer here, and rich only when a terminal draws colour: piped text and the machine formats
+are written with plain ``print``, so a pre-commit hook or CI step pays for neither.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..diagnostics import Severity
+from ..errors import UsageError
+from .common import colour_terminal, find_config, note, parse_properties
+from .validate_options import FORMATS, ValidateOptions
+
+
+def run_validate(opts: ValidateOptions) -> int:
+    """Check every file of ``opts``, write the report; the exit code (0 clean, 1 findings, 2 fatal)."""
+    from ..linting import LintSettings, lint_path
+    from ..projectconfig import ProjectConfig, find_project_config, load_project_config
+    from ..rules import resolve_rule
+
+    if opts.fmt not in FORMATS:
+        raise UsageError(f"--format {opts.fmt!r}: choose one of {', '.join(FORMATS)}")
+    project = ProjectConfig() if opts.no_settings else (
+        load_project_config(opts.settings) if opts.settings else find_project_config())
+    disabled: set[str] = set()
+    for name in [*project.disable, *opts.disable]:
+        meta = resolve_rule(name)
+        if meta is None:
+            raise UsageError(f"unknown rule {name!r} (see arouter validate --list-rules)",
+                             file=project.path if name in project.disable else None)
+        disabled.add(meta.id)
+    severities = {}
+    for name, sev in project.severity.items():
+        meta = resolve_rule(name)
+        if meta is None:
+            raise UsageError(f"unknown rule {name!r} in severity settings", file=project.path)
+        severities[meta.id] = sev
+    threshold = _threshold(opts.fail_on, opts.strict, project.fail_on)
+    props = {**project.properties, **parse_properties(list(opts.properties))}
+    lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities)
+
+    targets = list(opts.paths) if opts.paths else [find_config(None)]
+    stdin_data = sys.stdin.buffer.read() if "-" in targets else None
+    reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data) for p in targets]
+
+    fatal = [r for r in reports if r.fatal is not None]
+    failing = any(d.severity.rank >= threshold.rank for r in reports for d in r.diagnostics if r.fatal is None)
+    code = 2 if fatal else (1 if failing else 0)
+    for r in fatal:
+        note(f"arouter: {r.fatal}")
+    _emit(opts, reports, code, threshold)
+    return code
+
+
+def _threshold(fail_on: str | None, strict: bool, project: Severity | None) -> Severity:
+    if fail_on is not None:
+        try:
+            return Severity(fail_on.lower())
+        except ValueError:
+            raise UsageError(f"--fail-on {fail_on!r}: choose error, warning or info") from None
+    if strict:
+        return Severity.WARNING
+    return project or Severity.ERROR
+
+
+def _emit(opts: ValidateOptions, reports: list, code: int, threshold: Severity) -> None:
+    output = opts.output
+    if opts.fmt == "text":
+        from ..report import text as text_report
+
+        if output:
+            with open(output + ".tmp", "w", encoding="utf-8") as fh:
+                text_report.render_plain(reports, fh, quiet=opts.quiet)
+            os.replace(output + ".tmp", output)
+        elif colour_terminal():
+            from .common import stdout_console
+
+            text_report.render(reports, stdout_console(), quiet=opts.quiet)
+        else:  # piped: the same lines without rich (and without its import)
+            text_report.render_plain(reports, sys.stdout, quiet=opts.quiet)
+        return
+    text = _render(opts.fmt, reports, code, threshold, opts.docs_url)
+    if output:
+        tmp = Path(output + ".tmp")
+        tmp.write_text(text + "\n", encoding="utf-8")
+        tmp.replace(output)
+    elif text:
+        sys.stdout.write(text + "\n")
+
+
+def _render(fmt: str, reports: list, code: int, threshold: Severity, docs_url: str) -> str:
+    """The report in a machine format (only that format's module is imported)."""
+    if fmt == "json":
+        from ..report import jsonfmt
+
+        return jsonfmt.render(reports, code)
+    if fmt == "sarif":
+        from ..report import sarif
+
+        return sarif.render(reports, docs_url=docs_url)
+    if fmt == "junit":
+        from ..report import junit
+
+        return junit.render(reports, fail_on=threshold)
+    from ..report import github
+
+    return github.render(reports)
