@@ -17,10 +17,12 @@ from .common import stderr_console, stdout_console, warn
 
 
 def _source(value: str) -> str:
+    """``value`` once it reads as a source address (each router prints it as its acceptors would)."""
     try:
-        return source_address(value)
+        source_address(value)
     except UsageError as err:
         raise UsageError(f"--key {err.message}") from None
+    return value
 
 
 def parse_connection(keys: list[str], roles: str | None) -> Connection:

@@ -26,6 +26,7 @@ variants always do) share those columns, so each UDF runs once per row and disti
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -130,9 +131,13 @@ class SqlRouting:
         from pyspark.sql import functions as F
 
         if "key" in self.columns:
-            return F.col("key")
-        column = KEY_TYPE_COLUMN[router.key_type]
-        return F.col(column) if column in self.columns else F.lit(None).cast("string")
+            raw = F.col("key")
+        else:
+            column = KEY_TYPE_COLUMN[router.key_type]
+            raw = F.col(column) if column in self.columns else F.lit(None).cast("string")
+        if router.key_type == "SNI_HOST":  # Netty lowercases the SNI name (ASCII only, as keys.sni_host_key)
+            raw = F.translate(raw, string.ascii_uppercase, string.ascii_lowercase)
+        return raw
 
     def _internal_source(self, router: Router) -> str | None:
         """The column holding the client id, when the router can see an internal client id."""

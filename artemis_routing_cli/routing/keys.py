@@ -22,7 +22,9 @@ KEY_TYPES = ("CLIENT_ID", "SNI_HOST", "SOURCE_IP", "USER_NAME", "ROLE_NAME")
 # Keys-file columns (CSV, JSON lines, Parquet) and the key type each one feeds.
 RECORD_COLUMNS: dict[str, str] = {"client_id": "CLIENT_ID", "user_name": "USER_NAME", "source_ip": "SOURCE_IP",
                                   "sni_host": "SNI_HOST", "roles": "ROLE_NAME"}
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+)):(?P<port>\d+)$")
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+))(?::(?P<port>\d+))?$")
+# Netty reads the SNI name as US-ASCII and lowercases it (AbstractSniHandler, Locale.US).
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +34,9 @@ class Connection:
     client_id: str | None = None
     username: str | None = None
     sni_host: str | None = None
-    remote_address: str | None = None  # as Java prints a socket address: "/10.0.0.1:5000"
+    # the peer: as Java prints a socket address ("/10.0.0.1:5000", "/[0:0:0:0:0:0:0:1%0]:5000"), or as a user
+    # wrote it ("10.0.0.1", "[::1]:5000", "::1"), which each router prints as its acceptor's transport would
+    remote_address: str | None = None
     roles: tuple[str, ...] = field(default_factory=tuple)
 
     def raw_value(self, key_type: str) -> str | None:
@@ -41,7 +45,7 @@ class Connection:
         if key_type == "USER_NAME":
             return self.username
         if key_type == "SNI_HOST":
-            return self.sni_host
+            return sni_host_key(self.sni_host) if self.sni_host is not None else None
         if key_type == "SOURCE_IP":
             return self.remote_address
         if key_type == "ROLE_NAME":
@@ -49,43 +53,64 @@ class Connection:
         raise ValueError(f"unknown key type {key_type}")
 
 
-def java_socket_address(host: str, port: int) -> str:
-    """Format a peer address as ``InetSocketAddress.toString()`` does: ``/ip:port``.
+def sni_host_key(server_name: str) -> str:
+    """The SNI host name as the broker's connection reports it: Netty lowercases it (ASCII)."""
+    return server_name.translate(_ASCII_LOWER)
 
-    IPv6 addresses print fully expanded, without brackets or zero compression.
+
+def java_socket_address(host: str, port: int, scope_id: int = 0, *, native: bool = True) -> str:
+    """An accepted peer as the broker's ``InetSocketAddress.toString()`` prints it (Java 14 and later).
+
+    IPv4 (and IPv4-mapped IPv6, which both transports turn into IPv4): ``/10.0.0.1:5000``. IPv6: eight
+    hex groups without zero compression, in brackets, with ``%scope``: Netty's native transports
+    (epoll, kqueue: the broker's default on Linux and macOS) always give the address a scope id, so
+    ``::1`` prints ``/[0:0:0:0:0:0:0:1%0]:5000``; the JDK's NIO transport (``useEpoll=false``, other
+    systems) only a scope id that is not 0: ``/[0:0:0:0:0:0:0:1]:5000``.
     """
+    bare, _, scope = host.partition("%")
     try:
-        ip = ipaddress.ip_address(host.split("%", 1)[0])
+        ip = ipaddress.ip_address(bare)
     except ValueError:
         return f"{host}/<unresolved>:{port}"
-    if ip.version == 6:
-        if ip.ipv4_mapped is not None:
-            text = str(ip.ipv4_mapped)  # Java turns ::ffff:a.b.c.d into an Inet4Address
-        else:
-            text = ":".join(format(int(part, 16), "x") for part in ip.exploded.split(":"))
-    else:
-        text = str(ip)
-    return f"/{text}:{port}"
+    if ip.version == 6 and ip.ipv4_mapped is None:
+        if scope:
+            scope_id = int(scope)
+        text = ":".join(format(int(part, 16), "x") for part in ip.exploded.split(":"))
+        if native or scope_id > 0:
+            text += f"%{scope_id}"
+        return f"/[{text}]:{port}"
+    v4 = ip.ipv4_mapped if ip.version == 6 else ip
+    return f"/{v4}:{port}"
 
 
-def source_address(value: str) -> str:
-    """A user-given source address as Java prints it: accepts ``10.0.0.1``, ``10.0.0.1:5000``,
-    ``[::1]:5000``, ``::1`` or Java's own ``/10.0.0.1:5000``."""
+def _scoped(text: str) -> str:
+    """``text`` if it is an IP address, with a numeric ``%scope`` for IPv6 only; else ValueError."""
+    bare, pct, scope = text.partition("%")
+    ip = ipaddress.ip_address(bare)
+    if pct and (ip.version != 6 or not scope.isascii() or not scope.isdigit()):
+        raise ValueError(text)
+    return text
+
+
+def source_address(value: str, *, native: bool = True) -> str:
+    """A user-given source address as the broker prints it: accepts ``10.0.0.1``, ``10.0.0.1:5000``,
+    ``::1``, ``fe80::1%2``, ``[::1]``, ``[::1]:5000`` or Java's own ``/10.0.0.1:5000`` (kept as it is)."""
     v = value.strip()
     if v.startswith("/"):
         return v
     try:
-        ipaddress.ip_address(v)
-        return java_socket_address(v, 0)
+        return java_socket_address(_scoped(v), 0, native=native)
     except ValueError:
         pass
     m = _HOST_PORT.match(v)
     if m:
         try:
-            return java_socket_address(m.group("v6") or m.group("v4"), int(m.group("port")))
+            return java_socket_address(_scoped(m.group("v6") or m.group("v4")), int(m.group("port") or 0),
+                                       native=native)
         except ValueError:
             pass
-    raise UsageError(f"SOURCE_IP={value!r}: expected an IP address, IP:PORT, [IPv6]:PORT or /IP:PORT")
+    raise UsageError(f"SOURCE_IP={value!r}: expected an IP address, IP:PORT, [IPv6]:PORT or /IP:PORT "
+                     "(an IPv6 scope as a number: fe80::1%2)")
 
 
 def connection_from_record(key_type: str, record: Mapping[str, str | None]) -> Connection:
@@ -103,9 +128,15 @@ def connection_from_record(key_type: str, record: Mapping[str, str | None]) -> C
         client_id=fields.get("CLIENT_ID"),
         username=fields.get("USER_NAME"),
         sni_host=fields.get("SNI_HOST"),
-        remote_address=source_address(sip) if sip is not None and sip != "" else None,
+        remote_address=_checked_source(sip) if sip is not None and sip != "" else None,
         roles=tuple(r.strip() for r in (fields.get("ROLE_NAME") or "").split(",") if r.strip()),
     )
+
+
+def _checked_source(value: str) -> str:
+    """``value`` unchanged once it is known to be a source address (each router prints it its own way)."""
+    source_address(value)
+    return value
 
 
 def source_ip_key(remote_address: str) -> str:
@@ -133,16 +164,33 @@ class ResolvedKey:
     note: str
 
 
-def resolve_key(key_type: str, key_filter: str | None, conn: Connection) -> ResolvedKey:
-    """KeyResolver.resolve: the key for ``conn`` under ``key_type`` and ``key_filter``."""
+def resolve_key(key_type: str, key_filter: str | None, conn: Connection, *, native: bool = True) -> ResolvedKey:
+    """KeyResolver.resolve: the key for ``conn`` under ``key_type`` and ``key_filter``.
+
+    ``native``: the router's acceptors run Netty's native transport (the broker's default), which
+    prints IPv6 peers with a ``%scope`` (see :func:`java_socket_address`).
+    """
     pattern = key_filter_pattern(key_filter)
     if key_type == "ROLE_NAME":
         return _role_key(pattern, conn.roles)
+    said = ""
     if key_type == "SOURCE_IP":
-        raw = source_ip_key(conn.remote_address) if conn.remote_address is not None else None
+        address = conn.remote_address
+        raw = None
+        if address is not None:
+            printed = source_address(address, native=native)
+            raw = source_ip_key(printed)
+            if printed != address:
+                transport = "native (epoll)" if native else "NIO"
+                said = f"the broker's {transport} transport prints {address!r} as {printed!r}; "
     else:
         raw = conn.raw_value(key_type)
-    return apply_key_filter(pattern, raw)
+        if key_type == "SNI_HOST" and raw is not None and raw != conn.sni_host:
+            said = f"Netty lowercases the SNI name {conn.sni_host!r}; "
+    resolved = apply_key_filter(pattern, raw)
+    if said:
+        resolved = ResolvedKey(resolved.raw, resolved.key, resolved.filtered, said + resolved.note)
+    return resolved
 
 
 def apply_key_filter(pattern: JavaPattern | None, raw: str | None) -> ResolvedKey:

@@ -82,6 +82,7 @@ class Router:
     local: Target
     warnings: list[str] = field(default_factory=list)
     tracing: bool = True
+    native_transport: bool = True  # how the router's acceptors print IPv6 peers (keys.java_socket_address)
 
     @classmethod
     def from_config(
@@ -125,6 +126,7 @@ class Router:
                     t.connection_count is None for t in pool.targets):
                 warnings.append("connection counts unknown for some targets: LEAST_CONNECTIONS counts them as "
                                 "2147483647 (--connections, --targets)")
+        native = _native_transport(config, router.name, warnings)
         local = next((t for t in pool.targets if t.local), None) if pool is not None else None
         cache = RouterCache(router.cache.timeout, clock) if router.cache is not None else None
         ltf = router.local_target_filter
@@ -138,6 +140,7 @@ class Router:
             cache=cache,
             local=local if local is not None else local_target(state),
             warnings=warnings,
+            native_transport=native,
         )
 
     # -- the workflow ---------------------------------------------------------------------------
@@ -150,7 +153,7 @@ class Router:
                                                    "a router's own connection stays local"))
             return RouteResult(self.name, OK, self.local, conn.client_id, conn.client_id, conn.client_id,
                                True, "internal", tuple(trace or ()))
-        resolved = resolve_key(self.key_type, self.key_filter, conn)
+        resolved = resolve_key(self.key_type, self.key_filter, conn, native=self.native_transport)
         if trace is not None:
             trace.append(TraceStep("key", f"{self.key_type} = {_show(resolved.raw)}; {resolved.note}"))
         return self._from_key(resolved, trace)
@@ -220,6 +223,21 @@ class Router:
         if cache is not None:
             cache.put(value, target.node_id)
         return result(OK, target, "policy")
+
+
+def _native_transport(config: BrokerConfig, name: str, warnings: list[str]) -> bool:
+    """Whether the acceptors that send clients to router ``name`` use Netty's native transport.
+
+    ``useEpoll`` (read with ``Boolean.valueOf``, default true) picks epoll on Linux; without it the
+    JDK's NIO transport prints IPv6 peers differently (SOURCE_IP keys). No acceptor: the default.
+    """
+    flags = {a.name: (a.url.param("useEpoll") or "true").lower() == "true"
+             for a in config.acceptors if a.router == name}
+    if flags and len(set(flags.values())) > 1:
+        nio = ", ".join(sorted(n for n, native in flags.items() if not native))
+        warnings.append(f"acceptor(s) {nio} set useEpoll=false and the others do not: IPv6 SOURCE_IP keys differ "
+                        "by acceptor (simulated as the native transport prints them)")
+    return not flags or any(flags.values())
 
 
 def _show(value: str | None) -> str:

@@ -186,9 +186,9 @@ def test_csv_and_json_columns_per_key_type_equal_simulate(spark, tmp_path) -> No
     from artemis_routing_cli.pipeline.inputs import read_keys
     from artemis_routing_cli.pipeline.run import assignments, build_jobs
 
-    rows = [("FOO1", "alice", "10.0.0.1:5000", "a.example", "guest,admin"), ("", "", "", "", ""),
+    rows = [("FOO1", "alice", "10.0.0.1:5000", "A.Example", "guest,admin"), ("", "", "", "", ""),
             ("$.artemis.internal.router.client.x", "b\u00e9", "[::1]:7", "b", "x"),
-            ("x\U0001F600", "FOO", "/10.1.2.3:9", "\u4e2d", "ab,ac")] * 5
+            ("x\U0001F600", "FOO", "/10.1.2.3:9", "\u4e2dXY\u0130", "ab,ac")] * 5  # SNI names: Netty lowercases
     names = ["client_id", "user_name", "source_ip", "sni_host", "roles"]
     csv_path = tmp_path / "k.csv"
     with csv_path.open("w", encoding="utf-8", newline="") as f:

@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 
 from artemis_routing_cli.config import load_text
+from artemis_routing_cli.errors import UsageError
 from artemis_routing_cli.routing.cache import RouterCache
 from artemis_routing_cli.routing.fnv import fnv1a32
-from artemis_routing_cli.routing.keys import Connection, java_socket_address, resolve_key, source_ip_key
+from artemis_routing_cli.routing.keys import (
+    Connection,
+    java_socket_address,
+    resolve_key,
+    source_address,
+    source_ip_key,
+)
 from artemis_routing_cli.routing.policies import Ring
 from artemis_routing_cli.routing.router import Router
 from artemis_routing_cli.routing.targets import Target, TargetState
@@ -41,15 +48,43 @@ def test_fnv_vectors(text: str, expected: int) -> None:
     assert fnv1a32(text) == expected
 
 
-@pytest.mark.parametrize(("host", "port", "printed", "key"), [
-    ("10.0.0.1", 12345, "/10.0.0.1:12345", "10.0.0.1"),
-    ("::1", 5000, "/0:0:0:0:0:0:0:1:5000", "0:0:0:0:0:0:0:1"),
-    ("fe80::1:2", 1, "/fe80:0:0:0:0:0:1:2:1", "fe80:0:0:0:0:0:1:2"),
-    ("::ffff:1.2.3.4", 7, "/1.2.3.4:7", "1.2.3.4"),
+# What JDK 17 prints for the InetSocketAddress each transport makes of an accepted peer: Netty's
+# native epoll/kqueue transports give IPv6 addresses a scope id even when it is 0, the JDK's NIO
+# transport only a scope id above 0 (checked with a JDK 17 program: InetSocketAddress.toString()).
+@pytest.mark.parametrize(("host", "port", "scope", "native", "printed", "key"), [
+    ("10.0.0.1", 12345, 0, True, "/10.0.0.1:12345", "10.0.0.1"),
+    ("10.0.0.1", 12345, 0, False, "/10.0.0.1:12345", "10.0.0.1"),
+    ("::1", 5000, 0, True, "/[0:0:0:0:0:0:0:1%0]:5000", "[0:0:0:0:0:0:0:1%0]"),
+    ("::1", 5000, 0, False, "/[0:0:0:0:0:0:0:1]:5000", "[0:0:0:0:0:0:0:1]"),
+    ("fe80::1", 5000, 2, True, "/[fe80:0:0:0:0:0:0:1%2]:5000", "[fe80:0:0:0:0:0:0:1%2]"),
+    ("fe80::1", 5000, 2, False, "/[fe80:0:0:0:0:0:0:1%2]:5000", "[fe80:0:0:0:0:0:0:1%2]"),
+    ("2001:db8::1:0:0:1", 61616, 0, False, "/[2001:db8:0:0:1:0:0:1]:61616", "[2001:db8:0:0:1:0:0:1]"),
+    ("::ffff:1.2.3.4", 7, 0, True, "/1.2.3.4:7", "1.2.3.4"),
 ])
-def test_source_ip_as_java_prints_it(host: str, port: int, printed: str, key: str) -> None:
-    assert java_socket_address(host, port) == printed
+def test_source_ip_as_java_prints_it(host: str, port: int, scope: int, native: bool, printed: str, key: str) -> None:
+    assert java_socket_address(host, port, scope, native=native) == printed
     assert source_ip_key(printed) == key
+
+
+def test_user_given_source_addresses_print_per_transport() -> None:
+    conn = Connection(remote_address="::1")
+    assert resolve_key("SOURCE_IP", None, conn).key == "[0:0:0:0:0:0:0:1%0]"
+    assert resolve_key("SOURCE_IP", None, conn, native=False).key == "[0:0:0:0:0:0:0:1]"
+    assert resolve_key("SOURCE_IP", None, Connection(remote_address="[fe80::1%3]:9")).key == "[fe80:0:0:0:0:0:0:1%3]"
+    assert resolve_key("SOURCE_IP", None, Connection(remote_address="/[0:0:0:0:0:0:0:1]:5")).key == (
+        "[0:0:0:0:0:0:0:1]")  # Java's own form is taken as it is
+
+
+@pytest.mark.parametrize("bad", ["x", "fe80::1%eth0", "10.0.0.1%2", "[::1]:x", "300.1.1.1"])
+def test_source_addresses_java_cannot_have_are_refused(bad: str) -> None:
+    with pytest.raises(UsageError):
+        source_address(bad)
+
+
+def test_sni_host_is_lowercased_as_netty_does() -> None:
+    conn = Connection(sni_host="Broker-1.EXAMPLE.net")
+    assert resolve_key("SNI_HOST", None, conn).key == "broker-1.example.net"
+    assert resolve_key("SNI_HOST", "^[a-z0-9-]+", conn).key == "broker-1"
 
 
 def test_key_filter_uses_find_and_the_matched_text() -> None:
