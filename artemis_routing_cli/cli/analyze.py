@@ -96,8 +96,6 @@ def analyze_command(
 
 
 def _write_report(path: str, summary: dict, keys: str, png: bool, err) -> None:  # noqa: ANN001
-    from pathlib import Path
-
     from ..pipeline.render import html_report, png_charts
     from .common import say
 
@@ -105,10 +103,7 @@ def _write_report(path: str, summary: dict, keys: str, png: bool, err) -> None: 
     if png and not charts:
         err.print("[yellow]warning[/yellow]: --png needs matplotlib: the report has SVG charts only",
                   highlight=False)
-    try:
-        tmp = Path(path + ".tmp")  # never a half-written report
-        tmp.write_text(html_report(summary, source=keys, png=charts), encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        raise UsageError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
+    from ..outfile import write_text
+
+    write_text(path, html_report(summary, source=keys, png=charts), what="report")  # never half-written
     say(err, f"arouter: report written to {path}")

@@ -64,6 +64,8 @@ def simulate_command(
         return
     if prop or header or message or routing_type:
         raise UsageError("--property, --header, --message and --routing-type need --address")
+    if output is not None and keys_file is None:
+        raise UsageError("--output writes the records of a --keys-file batch; redirect one decision with '>'")
 
     from ..routing.targets import state_from_options
 

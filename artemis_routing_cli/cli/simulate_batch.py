@@ -9,6 +9,7 @@ The router cache persists across the batch, as in a live broker.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
 import json
@@ -23,6 +24,7 @@ from typing import BinaryIO, TextIO
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
+from ..outfile import atomic_text
 from ..routing.batch import BatchInput, BatchResult, batch_router
 from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
@@ -226,9 +228,8 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
         for w in r.warnings:
             warn(err, f"{r.name}: {w}")
 
-    tmp = Path(output + ".tmp") if output else None
-    sink = open(tmp, "w", encoding="utf-8", newline="") if tmp else sys.stdout
-    try:
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(atomic_text(output, what="records", newline="")) if output else sys.stdout
         writer = (CsvWriter if fmt == "csv" else JsonLinesWriter)(sink, with_router)
         progress = _progress(loaded.size, len(routers), loaded)
         for r in routers:
@@ -240,16 +241,8 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
                     progress.advance(len(shown))
         if progress is not None:
             progress.close()
-    except BaseException:
-        if tmp is not None:
-            sink.close()
-            tmp.unlink(missing_ok=True)
-        raise
-    if tmp is not None and output is not None:
-        sink.close()
-        os.replace(tmp, output)
-    else:
-        sink.flush()
+        if not output:
+            sink.flush()
 
 
 # -- output -------------------------------------------------------------------------------------

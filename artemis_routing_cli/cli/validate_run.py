@@ -6,12 +6,11 @@ are written with plain ``print``, so a pre-commit hook or CI step pays for neith
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
 from ..diagnostics import Severity
 from ..errors import UsageError
+from ..outfile import atomic_text, write_text
 from .common import colour_terminal, find_config, note, parse_properties
 from .validate_options import FORMATS, ValidateOptions
 
@@ -73,9 +72,8 @@ def _emit(opts: ValidateOptions, reports: list, code: int, threshold: Severity) 
         from ..report import text as text_report
 
         if output:
-            with open(output + ".tmp", "w", encoding="utf-8") as fh:
+            with atomic_text(output, what="report") as fh:
                 text_report.render_plain(reports, fh, quiet=opts.quiet)
-            os.replace(output + ".tmp", output)
         elif colour_terminal():
             from .common import stdout_console
 
@@ -85,9 +83,7 @@ def _emit(opts: ValidateOptions, reports: list, code: int, threshold: Severity) 
         return
     text = _render(opts.fmt, reports, code, threshold, opts.docs_url)
     if output:
-        tmp = Path(output + ".tmp")
-        tmp.write_text(text + "\n", encoding="utf-8")
-        tmp.replace(output)
+        write_text(output, text + "\n", what="report")
     elif text:
         sys.stdout.write(text + "\n")
 

@@ -162,7 +162,6 @@ def write_targets_file(path: str, targets: Iterable[Target], *, generated_by: st
         "generated_by": generated_by,
         "targets": [t.to_json() for t in targets],
     }
-    dest = Path(path)
-    tmp = dest.with_name(dest.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(dest)
+    from ..outfile import write_text
+
+    write_text(path, json.dumps(payload, indent=2) + "\n", what="targets file")

@@ -1,0 +1,62 @@
+"""Output files written whole or not at all.
+
+Reports, batch records and targets files are written to a temporary file of a unique name beside
+the destination, then renamed over it: a reader (or a CI step) never sees half a file, an earlier
+file survives a failed run, and two runs writing the same path do not mix their lines. A path that
+cannot be written is a one-line usage error (exit 2) naming it, not a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from .errors import UsageError
+
+
+def _mode_for(dest: Path) -> int:
+    """The permissions the file gets: an existing file's, else what ``open()`` would give (umask)."""
+    try:
+        return dest.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+@contextmanager
+def atomic_text(path: str, *, what: str = "output", newline: str | None = None) -> Iterator[TextIO]:
+    """A text file (UTF-8) that replaces ``path`` when the ``with`` block ends without an error."""
+    dest = Path(path)
+    if dest.is_dir():
+        raise UsageError(f"cannot write the {what}: it is a directory", file=path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=str(dest.parent))
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what}: {exc.strerror or exc}", file=path) from None
+    done = False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+            yield fh
+        try:
+            os.chmod(tmp, _mode_for(dest))
+            os.replace(tmp, dest)
+        except OSError as exc:
+            raise UsageError(f"cannot write the {what}: {exc.strerror or exc}", file=path) from None
+        done = True
+    finally:
+        if not done:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def write_text(path: str, text: str, *, what: str = "output") -> None:
+    """``text`` as the whole content of ``path`` (see :func:`atomic_text`)."""
+    with atomic_text(path, what=what) as fh:
+        fh.write(text)
