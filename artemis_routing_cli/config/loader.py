@@ -3,7 +3,15 @@
 Order (as in the broker's XMLUtil.readerToElement): ``${}`` substitution on the raw text, parse
 with XInclude, then substitution once more on every attribute and text node (which is how
 included files get their ``${}`` replaced). Parsing never touches the network, never loads a
-DTD and refuses documents that declare entities (XXE, billion laughs).
+DTD and refuses documents that declare entities (XXE, billion laughs): that refusal is arouter's
+own safety policy; a broker started without ``-Dartemis.disableXxe=true`` accepts them.
+
+What the broker does differently, and is recorded here for the rules to report: it reads the
+file through ``new InputStreamReader(stream)`` (the JVM's default charset, UTF-8 from JDK 18) and
+hands the text to the parser, so a byte-order mark is content before the prolog (the broker does
+not start), the XML declaration's ``encoding=`` is ignored, and a relative XInclude ``href`` is
+resolved against the broker's working directory (there is no base URI). arouter decodes as the
+declaration says and resolves against the file's own folder, which is what people mean.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from lxml import etree
 
 from ..errors import ConfigError
 from .gcpause import gc_paused
-from .positions import Locator
+from .positions import Locator, Pos
 from .substitution import Lookup, Replacement, substitute
 
 CORE_NS = "urn:activemq:core"
@@ -34,6 +42,7 @@ MAX_INCLUDE_DEPTH = 16
 _XML_DECL_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
 _XML_DECL = re.compile(r"^(\s*<\?xml[^>]*?)\s+encoding\s*=\s*[\"'][A-Za-z0-9._-]+[\"']")
 _ENTITY_DECL = re.compile(r"<!ENTITY", re.IGNORECASE)
+_CDATA = "<![CDATA["
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +57,24 @@ class LoadOptions:
         return Lookup(properties=self.properties, environ=env)
 
 
+@dataclass(frozen=True, slots=True)
+class SourceEncoding:
+    """How the main file is encoded, as far as the broker's reading of it differs from ours."""
+
+    bom: str | None = None  # "UTF-8" / "UTF-16" when the file starts with a byte-order mark
+    declared: str | None = None  # the XML declaration's encoding=, as written
+    ascii_only: bool = True  # every byte < 0x80: any ASCII-compatible charset reads the same text
+
+
+@dataclass(frozen=True, slots=True)
+class RelativeInclude:
+    """A top-level ``<xi:include href>`` that is a relative reference (resolved differently by the broker)."""
+
+    href: str
+    pos: Pos
+    resolved: str  # the file arouter read (relative to broker.xml's folder)
+
+
 @dataclass(slots=True)
 class RawDocument:
     """The parsed, substituted, XIncluded document and what it took to get there."""
@@ -58,6 +85,9 @@ class RawDocument:
     locator: Locator
     replacements: list[tuple[str, int, int, Replacement]]  # (file, line, column, replacement)
     included: list[str]
+    has_cdata: bool = False  # a CDATA section somewhere (then text nodes need a closer look)
+    encoding: SourceEncoding = field(default_factory=SourceEncoding)
+    relative_includes: list[RelativeInclude] = field(default_factory=list)
 
 
 def read_source(path: str, stdin_bytes: bytes | None = None) -> tuple[str, bytes, Path]:
@@ -75,6 +105,17 @@ def read_source(path: str, stdin_bytes: bytes | None = None) -> tuple[str, bytes
     except OSError as exc:
         raise ConfigError(f"cannot read file: {exc.strerror or exc}", file=path) from None
     return path, data, p.resolve().parent
+
+
+def source_encoding(data: bytes) -> SourceEncoding:
+    """What the broker's reading (the JVM default charset, no BOM handling) would trip over."""
+    bom = None
+    if data.startswith(b"\xef\xbb\xbf"):
+        bom, data = "UTF-8", data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        bom = "UTF-16"
+    m = _XML_DECL_ENCODING.match(data)
+    return SourceEncoding(bom, m.group(1).decode("ascii") if m else None, data.isascii())
 
 
 def decode(data: bytes, display: str) -> str:
@@ -106,6 +147,7 @@ def _parser() -> etree.XMLParser:
         dtd_validation=False,
         huge_tree=False,
         remove_blank_text=False,
+        strip_cdata=False,  # keep CDATA sections: the broker's DOM has them as nodes of their own
     )
 
 
@@ -150,13 +192,17 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     locator = Locator(display, substituted)
     included: list[str] = []
     root = tree.getroot()
-    _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display])
+    relative: list[RelativeInclude] = []
+    has_cdata = [_CDATA in substituted]
+    _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display], relative,
+                     has_cdata)
     # Without included files, a "${" in the tree needs one in the text, a character reference
     # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
-    if included or "${" in substituted or "&#" in substituted or "<![CDATA[" in substituted:
+    if included or "${" in substituted or "&#" in substituted or has_cdata[0]:
         _substitute_nodes(root, lookup, locator, replacements)
     core = _find_core(root, display)
-    return RawDocument(display, root, core, locator, replacements, included)
+    return RawDocument(display, root, core, locator, replacements, included, has_cdata[0], source_encoding(data),
+                       relative)
 
 
 def _find_core(root: etree._Element, display: str) -> etree._Element:
@@ -180,6 +226,8 @@ def _expand_includes(
     replacements: list[tuple[str, int, int, Replacement]],
     included: list[str],
     stack: list[str],
+    relative: list[RelativeInclude],
+    has_cdata: list[bool],
 ) -> None:
     for inc in list(el.iter(XI_INCLUDE)):
         pos = locator.locate(inc)
@@ -195,6 +243,8 @@ def _expand_includes(
         target = Path(href[len("file://"):] if href.startswith("file://") else href)
         if not target.is_absolute():
             target = base_dir / target
+            if len(stack) == 1:  # written in broker.xml itself: the broker has no base to resolve it against
+                relative.append(RelativeInclude(href, pos, _display_path(target)))
         shown = _display_path(target)
         if shown in stack:
             raise ConfigError(f"<xi:include> loop: {' -> '.join([*stack, shown])}",
@@ -213,6 +263,7 @@ def _expand_includes(
                               file=pos.file, line=pos.line, column=pos.column) from None
         text = decode(data, shown)
         included.append(shown)
+        has_cdata[0] = has_cdata[0] or _CDATA in text
         if parse_mode == "text":
             _replace_with(inc, [], text)
             continue
@@ -222,7 +273,8 @@ def _expand_includes(
         sub_root = parse_text(text, shown).getroot()
         locator.add_file(shown, text)
         locator.mark(sub_root, shown)
-        _expand_includes(sub_root, target.parent, shown, locator, lookup, replacements, included, [*stack, shown])
+        _expand_includes(sub_root, target.parent, shown, locator, lookup, replacements, included, [*stack, shown],
+                         relative, has_cdata)
         _replace_with(inc, [sub_root], None)
 
 

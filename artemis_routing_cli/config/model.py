@@ -1,10 +1,12 @@
 """The typed, immutable model of the broker.xml sections arouter cares about.
 
 Every object carries ``pos`` (where it starts) and ``fields``: for each child element, the
-trimmed text of the first occurrence (which is what the broker reads), its position and how
-often it occurs. Values are already converted with the broker's defaults and Java parsing rules
-(``Boolean.parseBoolean``: anything but ``true`` in any case is false); rules that need the raw
-text use ``fields``.
+text of the first occurrence trimmed with Java's ``String.trim`` (which is what the broker
+reads), its position and how often it occurs. Values are converted with the broker's defaults and
+Java parsing rules (``Boolean.parseBoolean``: anything but ``true`` in any case is false); a value
+the broker parses but then rejects (``<max-hops>-1</max-hops>``) is kept as written, one it
+cannot parse at all leaves the default, and either way ``BrokerConfig.problems`` says that the
+broker does not start. Rules that need the raw text use ``fields``.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ..javastr import java_split
+from ..javastr import java_hashmap_order, java_parse_boolean, java_split, java_trim
 from .positions import Pos
+from .transport_keys import BROKER_PROTOCOLS
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -58,24 +61,75 @@ Fields = Mapping[str, FieldValue]
 
 @dataclass(frozen=True, slots=True)
 class TransportUrl:
-    """An acceptor or connector URL, parsed like the broker parses it."""
+    """An acceptor or connector URL as the broker holds it (see :mod:`.urls`).
+
+    ``host`` and ``port`` are what the broker connects to and redirects to: ``host`` keeps an IPv6
+    address's brackets (``[fe80::1]``) and is ``"null"`` when Java's URI found no host; ``port`` is
+    -1 when none is written and 61616 when the ``port`` parameter is not a number. ``params`` are
+    the transport parameters and ``extra_props`` the other query parameters, each in the order the
+    broker's HashMap iterates them; a value is None for a parameter written without ``=``.
+    """
 
     raw: str
     scheme: str
     host: str
     port: int
-    params: Mapping[str, str] = _empty()
+    params: Mapping[str, str | None] = _empty()
+    extra_props: Mapping[str, str | None] = _empty()
+    kind: str = "connector"  # connector | acceptor | vm
+    port_is_number: bool = True  # False: the port parameter is not an int (the broker uses 61616)
+    query_name: str | None = None  # ?name=..
+    has_query_name: bool = False
+    uri_host: str | None = None  # java.net.URI.getHost(): None when the authority is not host[:port]
+    authority: str | None = None  # the raw authority as written
+    fragment: str | None = None  # text after '#' (the broker reads it as more URLs, not as query)
 
     def param(self, name: str, default: str | None = None) -> str | None:
-        return self.params.get(name, default)
+        value = self.params.get(name)
+        return default if value is None else value
 
     @property
     def ssl_enabled(self) -> bool:
-        return (self.params.get("sslEnabled") or "").strip().lower() == "true"
+        return java_parse_boolean(self.params.get("sslEnabled"))
 
     @property
     def host_port(self) -> str:
+        """``host:port`` as the broker writes it in redirects (IPv6 in brackets)."""
         return f"{self.host}:{self.port}"
+
+    @property
+    def socket_host(self) -> str:
+        """The host to give a socket call: IPv6 without its brackets."""
+        return socket_host(self.host)
+
+    @property
+    def host_unknown(self) -> bool:
+        """Whether Java's URI refused the host, so the broker holds the text ``null`` (never connects)."""
+        return self.kind != "vm" and self.host == "null" and self.uri_host is None
+
+
+MASK_PASSWORD_PARAM = "activemq.usemaskedpassword"  # ActiveMQDefaultConfiguration.getPropMaskPassword()
+PASSWORD_CODEC_PARAM = "activemq.passwordcodec"  # ActiveMQDefaultConfiguration.getPropPasswordCodec()
+DEFAULT_PASSWORD_CODEC = "org.apache.activemq.artemis.utils.DefaultSensitiveStringCodec"
+
+
+def transport_params(url: TransportUrl, mask_password: bool | None,
+                     password_codec: str | None) -> Mapping[str, str | bool | None]:
+    """The params map the broker's parser leaves in an acceptor's or connector's TransportConfiguration:
+    the URL's params, then, when ``<mask-password>`` is written, ``activemq.usemaskedpassword``
+    (a Boolean, not text) and, when it is true, ``activemq.passwordcodec``; in HashMap order."""
+    if mask_password is None:
+        return url.params
+    added: dict[str, str | bool | None] = dict(url.params)
+    added[MASK_PASSWORD_PARAM] = mask_password
+    if mask_password and password_codec is not None:
+        added[PASSWORD_CODEC_PARAM] = password_codec
+    return MappingProxyType({key: added[key] for key in java_hashmap_order(added)})
+
+
+def socket_host(host: str) -> str:
+    """``[fe80::1]`` -> ``fe80::1`` (what socket and DNS calls want); other hosts unchanged."""
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,17 +137,38 @@ class Acceptor:
     name: str
     url: TransportUrl
     pos: Pos
+    # The broker's TransportConfiguration params: url.params plus what <mask-password> adds (see
+    # transport_params()); empty when the model was built without them.
+    params: Mapping[str, str | bool | None] = _empty()
 
     @property
     def router(self) -> str | None:
         return self.url.param("router")
 
+    def _protocol_names(self) -> list[str]:
+        """Every name in ``protocol=`` (deprecated, still read) and ``protocols=``, split as the broker splits."""
+        names: list[str] = []
+        for key in ("protocol", "protocols"):
+            value = self.url.param(key)
+            if value is not None:
+                names.extend(java_split(value, ","))
+        return names
+
     @property
     def protocols(self) -> tuple[str, ...] | None:
-        value = self.url.param("protocols")
-        if value is None:
-            return None
-        return tuple(p.strip().upper() for p in value.split(",") if p.strip())
+        """The protocols this acceptor serves; None for all of them.
+
+        RemotingServiceImpl.locateProtocols: each name is looked up exactly (case-sensitive, not
+        trimmed); an unknown one is only logged; when no name matches (or none is given, or the
+        value is empty) the acceptor serves every protocol.
+        """
+        found = tuple(dict.fromkeys(n for n in self._protocol_names() if n in BROKER_PROTOCOLS))
+        return found or None
+
+    @property
+    def unknown_protocols(self) -> tuple[str, ...]:
+        """Names in ``protocol(s)=`` that are no protocol of the broker (logged and ignored by it)."""
+        return tuple(n for n in self._protocol_names() if n not in BROKER_PROTOCOLS)
 
     @property
     def ssl_enabled(self) -> bool:
@@ -102,9 +177,13 @@ class Acceptor:
 
 @dataclass(frozen=True, slots=True)
 class Connector:
+    """``params`` are the broker's TransportConfiguration params (see :func:`transport_params`);
+    its ``extraProps`` are ``url.extra_props``."""
+
     name: str
     url: TransportUrl
     pos: Pos
+    params: Mapping[str, str | bool | None] = _empty()
 
     @property
     def host(self) -> str:
@@ -121,9 +200,14 @@ class Connector:
 
 @dataclass(frozen=True, slots=True)
 class BroadcastGroup:
+    """``connector_refs`` are the names the broker uses: for each ``<connector-ref>`` child it reads
+    the *first* one (getString), so ``(first,) * count``; ``written_refs`` are the texts as written."""
+
     name: str
     pos: Pos
     connector_refs: tuple[str, ...] = ()
+    written_refs: tuple[str, ...] = ()
+    connector_ref_pos: tuple[Pos, ...] = ()
     group_address: str | None = None
     group_port: int = -1
     local_bind_address: str | None = None
@@ -166,8 +250,10 @@ class ClusterConnection:
     initial_connect_attempts: int = -1
     use_duplicate_detection: bool = True
     call_timeout: int = 30000
-    static_connectors: tuple[str, ...] = ()
+    static_connectors: tuple[str, ...] = ()  # each <connector-ref>'s first child node, untrimmed
     static_connectors_pos: Pos | None = None
+    static_connector_pos: tuple[Pos, ...] = ()
+    static_connector_empty: tuple[bool, ...] = ()  # no child node: a NullPointerException in the broker
     allow_direct_connections_only: bool = False
     discovery_group: str | None = None
     discovery_group_pos: Pos | None = None
@@ -201,8 +287,9 @@ class Pool:
     quorum_timeout: int = DEFAULT_QUORUM_TIMEOUT
     local_target_enabled: bool = False
     cluster_connection: str | None = None
-    static_connectors: tuple[str, ...] = ()
+    static_connectors: tuple[str, ...] = ()  # each <connector-ref>'s first child node, untrimmed
     static_connector_pos: tuple[Pos, ...] = ()
+    static_connector_empty: tuple[bool, ...] = ()  # no child node: a NullPointerException in the broker
     discovery_group: str | None = None
     fields: Fields = _empty()
 
@@ -264,7 +351,7 @@ class Divert:
         empty entries dropped), each trimmed. ``fields["forwarding-address"]`` keeps the raw text."""
         if self.forwarding_address is None:
             return ()
-        return tuple(part.strip() for part in java_split(self.forwarding_address))
+        return tuple(java_trim(part) for part in java_split(self.forwarding_address))
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,11 +361,21 @@ class PropertyUse:
     token: str
     name: str
     default: str | None
-    source: str  # "property" | "env" | "default" | "empty"
+    source: str  # "property" | "env" | "default" | "empty" | "invalid" (empty name: the broker stops)
     value: str = field(repr=False)
     file: str
     line: int
     column: int
+
+
+@dataclass(frozen=True, slots=True)
+class ValueProblem:
+    """A value the broker's parser rejects while it reads broker.xml (it then does not start)."""
+
+    section: str  # e.g. "cluster-connection my-cluster"
+    element: str
+    pos: Pos
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +401,10 @@ class BrokerConfig:
     mask_password: bool | None = None
     properties: tuple[PropertyUse, ...] = ()
     included_files: tuple[str, ...] = ()
+    problems: tuple[ValueProblem, ...] = ()  # values that stop the broker (FileConfigurationParser)
+    has_cdata: bool = False  # CDATA sections in the document (first child nodes need a closer look)
+    encoding: Any = None  # loader.SourceEncoding of the main file
+    relative_includes: tuple[Any, ...] = ()  # loader.RelativeInclude, top-level relative hrefs
     # The lxml <core> element and the locator, for schema checks and raw-element rules.
     core: Any = field(default=None, repr=False, compare=False, hash=False)
     locator: Any = field(default=None, repr=False, compare=False, hash=False)

@@ -1,22 +1,27 @@
 """From the loaded lxml tree to the typed model, reading values the way the broker reads them.
 
 The broker's FileConfigurationParser uses ``getElementsByTagName`` (first matching *descendant*),
-trims text, reads booleans with ``Boolean.parseBoolean`` and numbers with ``Integer.parseInt`` /
-``Long.parseLong``. Values the broker would reject keep the broker default here; the schema
-layer and the rules report them.
+trims text with ``String.trim``, reads booleans with ``Boolean.parseBoolean`` and numbers with
+``Integer.parseInt`` / ``Long.parseLong``, then checks them (:mod:`.values`). A number the broker
+rejects is kept as written and recorded in ``BrokerConfig.problems``; text that is no number at
+all leaves the default. Acceptor and connector URLs and static ``<connector-ref>`` names are the
+element's *first child node*, untrimmed (:func:`.nodes.first_child_value`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from types import MappingProxyType
 
 from lxml import etree
 
+from ..javastr import java_equals_ignore_case, java_trim
+from . import values
 from .gcpause import gc_paused
 from .loader import RawDocument
 from .model import (
     DEFAULT_CHECK_PERIOD,
+    DEFAULT_PASSWORD_CODEC,
     DEFAULT_QUORUM_SIZE,
     DEFAULT_QUORUM_TIMEOUT,
     Acceptor,
@@ -28,306 +33,215 @@ from .model import (
     Connector,
     DiscoveryGroup,
     Divert,
-    FieldValue,
     Policy,
     Pool,
     PropertyUse,
     Transformer,
     TransportUrl,
+    ValueProblem,
+    transport_params,
+)
+from .nodes import (  # noqa: F401  (re-exported: the rules read elements with these)
+    ChildFields,
+    Reader,
+    child_elements,
+    descendants,
+    first_child_value,
+    first_descendant,
+    java_bool,
+    local,
+    text_content,
 )
 from .positions import Locator, Pos
 from .urls import UrlError, parse_transport_url
 
-
-def local(el: etree._Element) -> str:
-    tag = el.tag
-    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+_Reader = Reader  # the name the tests knew
 
 
-def text_content(el: etree._Element) -> str:
-    """Java's Node.getTextContent(): all descendant text, comments and PIs left out."""
-    if not len(el):
-        return (el.text or "") if isinstance(el.tag, str) else ""
-    parts: list[str] = [el.text or ""] if isinstance(el.tag, str) else []
-    for child in el:
-        if isinstance(child.tag, str):
-            parts.append(text_content(child))
-        parts.append(child.tail or "")
-    return "".join(parts)
+class _Context:
+    """What every section reader needs: positions, whether CDATA complicates text, the problems found."""
+
+    __slots__ = ("loc", "cdata", "problems")
+
+    def __init__(self, loc: Locator, cdata: bool) -> None:
+        self.loc = loc
+        self.cdata = cdata
+        self.problems: list[ValueProblem] = []
+
+    def judge(self, r: Reader, rows: tuple[values.Row, ...], section: str,
+              record: bool = True) -> dict[str, values.Number | str | None]:
+        """Read each row's element like the broker: its value (None: unreadable) by name; a value
+        the broker rejects becomes a problem (when ``record``: the broker reads the element at all)."""
+        out: dict[str, values.Number | str | None] = {}
+        string = r.string
+        for row in rows:
+            text = string(row.element)
+            if text is None:
+                continue
+            value, problem = values.judge(row, text)
+            out[row.element] = value
+            if problem is not None and record and values.schema_accepts(row, text):
+                where = r.element(row.element)
+                pos = self.loc.locate(where) if where is not None else self.loc.locate(r.el)
+                self.problems.append(ValueProblem(section, row.element, pos, problem))
+        return out
 
 
-def _element_text(el: etree._Element) -> str:
-    """:func:`text_content` of an element (not a comment or PI)."""
-    if not len(el):
-        return el.text or ""
-    return text_content(el)
+def _text(found: dict[str, values.Number | str | None], name: str, default: str | None = None) -> str | None:
+    """The (trimmed) text of an element a table row read, or ``default`` when it is absent."""
+    return str(found[name]) if name in found else default
 
 
-def child_elements(el: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
-    """Element children (any namespace), optionally only those with local name ``name``."""
-    return el.iterchildren("{*}" + name if name is not None else etree.Element)
-
-
-def descendants(el: etree._Element, name: str) -> Iterator[etree._Element]:
-    """Like the broker's getElementsByTagName: every descendant with this name, document order."""
-    return el.iterdescendants("{*}" + name)
-
-
-def first_descendant(el: etree._Element, name: str) -> etree._Element | None:
-    return next(descendants(el, name), None)
-
-
-def _positive(value: int) -> bool:
-    return value > 0
-
-
-def _not_negative(value: int) -> bool:
-    return value >= 0
-
-
-def _minus_one_or_more(value: int) -> bool:
-    return value >= -1
-
-
-def java_bool(text: str) -> bool:
-    return text.strip().lower() == "true"
-
-
-def java_int(text: str, bits: int = 32) -> int | None:
-    """Integer.parseInt / Long.parseLong: optional sign, decimal digits, in range; else None."""
-    t = text.strip()
-    body = t[1:] if t[:1] in "+-" else t
-    if not body or not body.isascii() or not body.isdigit():
-        return None
-    value = int(t)
-    limit = 1 << (bits - 1)
-    return value if -limit <= value < limit else None
-
-
-def java_double(text: str) -> float | None:
-    try:
-        return float(text.strip())
-    except ValueError:
-        return None
-
-
-class ChildFields(Mapping[str, FieldValue]):
-    """An element's child elements by local name, in document order: for each name the trimmed text
-    and position of its first occurrence and how many there are.
-
-    Text and position are read when a name is first looked up: most are never asked for.
-    """
-
-    __slots__ = ("_first", "_count", "_values", "_locator", "_nested", "_repeated")
-
-    def __init__(self, el: etree._Element, locator: Locator) -> None:
-        first: dict[str, etree._Element] = {}
-        count: dict[str, int] = {}
-        nested = False
-        children = 0
-        for child in el.iterchildren(etree.Element):
-            children += 1
-            name = child.tag.rpartition("}")[2]  # an Element's tag is always a string
-            if name in first:
-                count[name] += 1
-            else:
-                first[name] = child
-                count[name] = 1
-            if not nested and len(child):
-                nested = True
-        self._first = first
-        self._count = count
-        self._values: dict[str, FieldValue] = {}
-        self._locator = locator
-        self._nested = nested  # whether some child has children (comments count) of its own
-        self._repeated = children != len(first)
-
-    def element(self, name: str) -> etree._Element | None:
-        """The first child element called ``name`` (any namespace), or None."""
-        return self._first.get(name)
-
-    def count(self, name: str) -> int:
-        """How many child elements are called ``name`` (0 when none)."""
-        return self._count.get(name, 0)
-
-    @property
-    def repeated(self) -> bool:
-        """Whether some name occurs more than once among the child elements."""
-        return self._repeated
-
-    def __getitem__(self, name: str) -> FieldValue:
-        value = self._values.get(name)
-        if value is None:  # the same value whoever reads it first
-            child = self._first[name]
-            value = FieldValue(_element_text(child).strip(), self._locator.locate(child), self._count[name])
-            self._values[name] = value
-        return value
-
-    def get(self, name: str, default: FieldValue | None = None) -> FieldValue | None:  # type: ignore[override]
-        return self[name] if name in self._first else default
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._first
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._first)
-
-    def __len__(self) -> int:
-        return len(self._first)
-
-    def __repr__(self) -> str:
-        return f"ChildFields({dict(self)!r})"
-
-
-class _Reader:
-    """Reads one element's settings as the broker does, remembering where each came from."""
-
-    def __init__(self, el: etree._Element, locator: Locator) -> None:
-        self.el = el
-        self.locator = locator
-        self.fields = ChildFields(el, locator)
-        # Without grandchildren the descendants are the children: their first occurrences are known.
-        self._first: dict[str, etree._Element] | None = None if self.fields._nested else self.fields._first
-
-    def string(self, name: str, default: str | None = None) -> str | None:
-        """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
-        first = self._first
-        if first is None:  # one pass over the (small) subtree answers every later question
-            first = {}
-            for d in self.el.iterdescendants(etree.Element):
-                first.setdefault(d.tag.rpartition("}")[2], d)
-            self._first = first
-        found = first.get(name)
-        if found is None:
-            return default
-        if not len(found):  # the common case: a leaf
-            text = found.text
-            return text.strip() if text else ""
-        return text_content(found).strip()
-
-    def boolean(self, name: str, default: bool) -> bool:
-        value = self.string(name)
-        return default if value is None else java_bool(value)
-
-    def integer(self, name: str, default: int, check: Callable[[int], bool] = lambda v: True,
-                bits: int = 32) -> int:
-        value = self.string(name)
-        if value is None:
-            return default
-        parsed = java_int(value, bits)
-        return parsed if parsed is not None and check(parsed) else default
-
-    def double(self, name: str, default: float) -> float:
-        value = self.string(name)
-        parsed = java_double(value) if value is not None else None
-        return default if parsed is None else parsed
+def _number(found: dict[str, values.Number | str | None], name: str, default: int) -> int:
+    value = found.get(name)
+    return value if isinstance(value, int) else default
 
 
 @gc_paused()
 def build_config(doc: RawDocument) -> BrokerConfig:
     """Build the model from a loaded document."""
     core, loc = doc.core, doc.locator
+    ctx = _Context(loc, doc.has_cdata)
     name_el = next(child_elements(core, "name"), None)
+    reader = Reader(core, loc)
+    mask = reader.fields.get("mask-password")
+    mask_password = java_bool(mask.text) if mask else None
+    codec = reader.string("password-codec", DEFAULT_PASSWORD_CODEC)
     connectors_list: list[Connector] = []
+    connectors: dict[str, Connector] = {}
     for el in descendants(core, "connector"):
         parent = el.getparent()
         if parent is None or local(parent) != "connectors":
             continue
-        url = _url(el, loc)
-        if url is not None:
-            connectors_list.append(Connector(el.get("name") or "", url, loc.locate(el)))
-    connectors: dict[str, Connector] = {}
-    for c in connectors_list:
-        connectors.setdefault(c.name, c)  # the broker keeps the first and logs the rest
+        found = transport(el, "connector", ctx.cdata)
+        if found is None:
+            continue
+        name, url = found
+        connector = Connector(name or "", url, loc.locate(el), transport_params(url, mask_password, codec))
+        connectors_list.append(connector)
+        if name is not None:
+            connectors.setdefault(name, connector)  # the broker keeps the first and logs the rest
 
     acceptors = []
     for el in descendants(core, "acceptor"):
-        url = _url(el, loc)
-        if url is not None:
-            acceptors.append(Acceptor(el.get("name") or "", url, loc.locate(el)))
+        found = transport(el, "acceptor", ctx.cdata)
+        if found is not None:
+            url = found[1]
+            acceptors.append(Acceptor(found[0] or "", url, loc.locate(el), transport_params(url, mask_password, codec)))
 
-    discovery_list = [_discovery_group(el, loc) for el in descendants(core, "discovery-group")]
+    discovery_list = [_discovery_group(el, ctx) for el in descendants(core, "discovery-group")]
     discovery: dict[str, DiscoveryGroup] = {}
     for d in discovery_list:
         discovery.setdefault(d.name, d)
 
-    reader = _Reader(core, loc)
     cluster_user = reader.fields.get("cluster-user")
     cluster_password = reader.fields.get("cluster-password")
-    mask = reader.fields.get("mask-password")
 
     return BrokerConfig(
         path=doc.path,
         pos=loc.locate(core),
-        name=text_content(name_el).strip() if name_el is not None else None,
+        name=java_trim(text_content(name_el)) if name_el is not None else None,
         acceptors=tuple(acceptors),
         connectors=MappingProxyType(connectors),
         connector_list=tuple(connectors_list),
-        broadcast_groups=tuple(_broadcast_group(el, loc) for el in descendants(core, "broadcast-group")),
+        broadcast_groups=tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group")),
         discovery_groups=MappingProxyType(discovery),
         discovery_group_list=tuple(discovery_list),
-        cluster_connections=tuple(_cluster_connections(core, loc)),
-        connection_routers=tuple(_router(el, loc) for el in descendants(core, "connection-router")),
-        diverts=tuple(_divert(el, loc) for el in descendants(core, "divert")
-                      if local(el.getparent()) == "diverts"),
+        cluster_connections=tuple(_cluster_connections(core, ctx, connectors)),
+        connection_routers=tuple(_router(el, ctx) for el in descendants(core, "connection-router")),
+        diverts=tuple(_divert(el, ctx) for el in descendants(core, "divert") if local(el.getparent()) == "diverts"),
         cluster_user=cluster_user.text if cluster_user else None,
         cluster_user_pos=cluster_user.pos if cluster_user else None,
         cluster_password=cluster_password.text if cluster_password else None,
         cluster_password_pos=cluster_password.pos if cluster_password else None,
-        mask_password=java_bool(mask.text) if mask else None,
+        mask_password=mask_password,
         properties=tuple(
             PropertyUse(r.token, r.name, r.default, r.source, r.value, file, line, col)
             for file, line, col, r in doc.replacements
         ),
         included_files=tuple(doc.included),
+        problems=tuple(ctx.problems),
+        has_cdata=doc.has_cdata,
+        encoding=doc.encoding,
+        relative_includes=tuple(doc.relative_includes),
         core=core,
         locator=loc,
     )
 
 
-def _url(el: etree._Element, loc: Locator) -> TransportUrl | None:
+def transport(el: etree._Element, kind: str, cdata: bool = False) -> tuple[str | None, TransportUrl] | None:
+    """The name and URL the broker gets from an ``<acceptor>`` / ``<connector>``, or None where it
+    cannot read them (and does not start; AR702 says why). The URL is the element's first child
+    node; the name is the ``name`` attribute, else the URL's ``?name=``."""
+    raw = first_child_value(el, cdata)
+    if raw is None:
+        return None
     try:
-        return parse_transport_url(text_content(el))
+        url = parse_transport_url(raw, kind)
     except UrlError:
-        return None  # reported by the url rule with its position
+        return None
+    name = el.get("name")
+    if url.kind != "vm" and url.has_query_name:
+        if name is not None and name != url.query_name:
+            return None  # "Name doesn't match query param"
+        name = url.query_name
+    return name, url
 
 
-def _broadcast_group(el: etree._Element, loc: Locator) -> BroadcastGroup:
-    r = _Reader(el, loc)
-    refs = tuple(text_content(c).strip() for c in child_elements(el, "connector-ref"))
+def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
+    r = Reader(el, ctx.loc)
+    name = el.get("name") or ""
+    section = f"broadcast-group {name}"
+    refs = list(child_elements(el, "connector-ref"))
+    if refs:  # getString(e, "connector-ref") once per child: the first descendant each time
+        ctx.judge(r, (values.BROADCAST_CONNECTOR,), section)
+    first = r.string("connector-ref") if refs else None
+    found = ctx.judge(r, values.BROADCAST, section)
     return BroadcastGroup(
-        name=el.get("name") or "",
-        pos=loc.locate(el),
-        connector_refs=refs,
+        name=name,
+        pos=ctx.loc.locate(el),
+        connector_refs=(first or "",) * len(refs),
+        written_refs=tuple(java_trim(text_content(ref)) for ref in refs),
+        connector_ref_pos=tuple(ctx.loc.locate(ref) for ref in refs),
         group_address=r.string("group-address"),
-        group_port=r.integer("group-port", -1),
+        group_port=_number(found, "group-port", -1),
         local_bind_address=r.string("local-bind-address"),
-        local_bind_port=r.integer("local-bind-port", -1),
-        broadcast_period=r.integer("broadcast-period", 2000, _positive, bits=64),
+        local_bind_port=_number(found, "local-bind-port", -1),
+        broadcast_period=_number(found, "broadcast-period", 2000),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
         fields=r.fields,
     )
 
 
-def _discovery_group(el: etree._Element, loc: Locator) -> DiscoveryGroup:
-    r = _Reader(el, loc)
+def _discovery_group(el: etree._Element, ctx: _Context) -> DiscoveryGroup:
+    r = Reader(el, ctx.loc)
+    name = el.get("name") or ""
+    found = ctx.judge(r, values.DISCOVERY, f"discovery-group {name}")
     return DiscoveryGroup(
-        name=el.get("name") or "",
-        pos=loc.locate(el),
+        name=name,
+        pos=ctx.loc.locate(el),
         group_address=r.string("group-address"),
-        group_port=r.integer("group-port", -1),
+        group_port=_number(found, "group-port", -1),
         local_bind_address=r.string("local-bind-address"),
-        local_bind_port=r.integer("local-bind-port", -1),
-        refresh_timeout=r.integer("refresh-timeout", 10000, _positive, bits=64),
-        initial_wait_timeout=r.integer("initial-wait-timeout", 10000, _positive, bits=64),
+        local_bind_port=_number(found, "local-bind-port", -1),
+        refresh_timeout=_number(found, "refresh-timeout", 10000),
+        initial_wait_timeout=_number(found, "initial-wait-timeout", 10000),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
         fields=r.fields,
     )
 
 
-def _cluster_connections(core: etree._Element, loc: Locator) -> Iterator[ClusterConnection]:
+def static_refs(static: etree._Element, cdata: bool = False) -> list[tuple[str | None, etree._Element]]:
+    """getStaticConnectors: every ``connector-ref`` below ``<static-connectors>``, each read as its
+    first child node, untrimmed (None: no child, a NullPointerException in the broker)."""
+    return [(first_child_value(ref, cdata), ref) for ref in descendants(static, "connector-ref")]
+
+
+def _cluster_connections(core: etree._Element, ctx: _Context,
+                         connectors: dict[str, Connector]) -> Iterator[ClusterConnection]:
+    loc = ctx.loc
     for el in descendants(core, "cluster-connection-uri"):
         yield ClusterConnection(name=el.get("name") or "", pos=loc.locate(el), connector_ref=None,
                                 uri=el.get("address"))
@@ -335,42 +249,60 @@ def _cluster_connections(core: etree._Element, loc: Locator) -> Iterator[Cluster
         parent = el.getparent()
         if parent is not None and local(parent) == "pool":
             continue  # a pool's <cluster-connection>NAME</...>: the broker logs and skips it here
-        r = _Reader(el, loc)
+        r = Reader(el, loc)
+        name = el.get("name") or ""
+        section = f"cluster-connection {name}"
+        ctx.judge(r, (values.CLUSTER_CONNECTOR,), section)
+        connector_ref = r.string("connector-ref")
+        read = connector_ref in connectors  # otherwise the broker logs and skips the rest unread
+        found = ctx.judge(r, values.CLUSTER, section, record=read)
+        if r.element("forward-when-no-consumers") is None:
+            ctx.judge(r, (values.CLUSTER_LOAD_BALANCING,), section, record=read)
         static: list[str] = []
-        static_pos: Pos | None = None
+        static_pos: list[Pos] = []
+        static_empty: list[bool] = []
+        static_at: Pos | None = None
         allow_direct = False
         discovery: str | None = None
         discovery_pos: Pos | None = None
         for child in child_elements(el):
-            name = local(child)
-            if name == "discovery-group-ref":
+            kind = local(child)
+            if kind == "discovery-group-ref":
                 discovery = child.get("discovery-group-name")
                 discovery_pos = loc.locate(child)
-            elif name == "static-connectors":
-                static_pos = static_pos or loc.locate(child)
-                allow_direct = allow_direct or java_bool(child.get("allow-direct-connections-only") or "")
-                static.extend(text_content(c).strip() for c in child_elements(child, "connector-ref"))
-        lb = r.string("message-load-balancing", "ON_DEMAND") or "ON_DEMAND"
-        if r.string("forward-when-no-consumers") is not None:
+            elif kind == "static-connectors":
+                static_at = static_at or loc.locate(child)
+                attr = child.get("allow-direct-connections-only")  # "true".equalsIgnoreCase(value): not trimmed
+                allow_direct = java_equals_ignore_case(attr, "true") or allow_direct
+                for value, ref in static_refs(child, ctx.cdata):
+                    static.append(value or "")
+                    static_pos.append(loc.locate(ref))
+                    static_empty.append(value is None)
+        lb = r.string("message-load-balancing", "ON_DEMAND") or ""
+        if r.element("forward-when-no-consumers") is not None:
             lb = "STRICT" if r.boolean("forward-when-no-consumers", False) else "ON_DEMAND"
+        multiplier = found.get("retry-interval-multiplier")
+        factor = multiplier if isinstance(multiplier, float) else 1.0
         yield ClusterConnection(
-            name=el.get("name") or "",
+            name=name,
             pos=loc.locate(el),
-            connector_ref=r.string("connector-ref"),
+            connector_ref=connector_ref,
             address=r.string("address", "") or "",
             message_load_balancing=lb,
-            max_hops=r.integer("max-hops", 1, _not_negative),
-            check_period=r.integer("check-period", 30000, _positive, bits=64),
-            connection_ttl=r.integer("connection-ttl", 60000, _positive, bits=64),
-            retry_interval=r.integer("retry-interval", 500, _positive, bits=64),
-            retry_interval_multiplier=r.double("retry-interval-multiplier", 1.0),
-            max_retry_interval=r.integer("max-retry-interval", 2000, _positive, bits=64),
-            reconnect_attempts=r.integer("reconnect-attempts", -1, _minus_one_or_more),
-            initial_connect_attempts=r.integer("initial-connect-attempts", -1, _minus_one_or_more),
+            max_hops=_number(found, "max-hops", 1),
+            check_period=_number(found, "check-period", 30000),
+            connection_ttl=_number(found, "connection-ttl", 60000),
+            retry_interval=_number(found, "retry-interval", 500),
+            retry_interval_multiplier=factor,
+            max_retry_interval=_number(found, "max-retry-interval", 2000),
+            reconnect_attempts=_number(found, "reconnect-attempts", -1),
+            initial_connect_attempts=_number(found, "initial-connect-attempts", -1),
             use_duplicate_detection=r.boolean("use-duplicate-detection", True),
-            call_timeout=r.integer("call-timeout", 30000, _positive, bits=64),
+            call_timeout=_number(found, "call-timeout", 30000),
             static_connectors=tuple(static) if discovery is None else (),
-            static_connectors_pos=static_pos,
+            static_connectors_pos=static_at,
+            static_connector_pos=tuple(static_pos) if discovery is None else (),
+            static_connector_empty=tuple(static_empty) if discovery is None else (),
             allow_direct_connections_only=allow_direct,
             discovery_group=discovery,
             discovery_group_pos=discovery_pos,
@@ -390,28 +322,30 @@ def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[
     return props, where
 
 
-def _router(el: etree._Element, loc: Locator) -> ConnectionRouter:
-    r = _Reader(el, loc)
+def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
+    loc = ctx.loc
+    r = Reader(el, loc)
+    name = el.get("name") or ""
+    section = f"connection-router {name}"
     policies: list[Policy] = []
     pool: Pool | None = None
     cache: Cache | None = None
     for child in child_elements(el):
-        name = local(child)
-        if name == "policy":
+        kind = local(child)
+        if kind == "policy":
             props, where = _properties(child, loc)
             policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
                                    MappingProxyType(where)))
-        elif name == "pool":
-            pool = _pool(child, loc)
-        elif name == "cache":
-            cr = _Reader(child, loc)
-            cache = Cache(loc.locate(child), cr.boolean("persisted", False),
-                          cr.integer("timeout", 0, _not_negative), cr.fields)
-    key_type = r.string("key-type", "SOURCE_IP") or "SOURCE_IP"
+        elif kind == "pool":
+            pool = _pool(child, ctx, section)  # each <pool> is read (and checked); the last one stays
+        elif kind == "cache":
+            cr = Reader(child, loc)
+            found = ctx.judge(cr, values.CACHE, section)
+            cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr.fields)
     return ConnectionRouter(
-        name=el.get("name") or "",
+        name=name,
         pos=loc.locate(el),
-        key_type=key_type,
+        key_type=r.string("key-type", "SOURCE_IP") or "",  # an empty <key-type/> stays empty
         key_filter=r.string("key-filter"),
         local_target_filter=r.string("local-target-filter"),
         policy=policies[-1] if policies else None,
@@ -423,56 +357,64 @@ def _router(el: etree._Element, loc: Locator) -> ConnectionRouter:
     )
 
 
-def _pool(el: etree._Element, loc: Locator) -> Pool:
-    r = _Reader(el, loc)
+def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
+    loc = ctx.loc
+    r = Reader(el, loc)
+    found = ctx.judge(r, values.POOL, section)
     static: tuple[str, ...] = ()
     static_pos: tuple[Pos, ...] = ()
+    static_empty: tuple[bool, ...] = ()
     discovery: str | None = None
     for child in child_elements(el):
-        name = local(child)
-        if name == "discovery-group-ref":
+        kind = local(child)
+        if kind == "discovery-group-ref":
             discovery = child.get("discovery-group-name")
-        elif name == "static-connectors":
-            refs = list(child_elements(child, "connector-ref"))
-            static = tuple(text_content(c).strip() for c in refs)
-            static_pos = tuple(loc.locate(c) for c in refs)
+        elif kind == "static-connectors":
+            refs = static_refs(child, ctx.cdata)
+            static = tuple(value or "" for value, _ in refs)
+            static_pos = tuple(loc.locate(ref) for _, ref in refs)
+            static_empty = tuple(value is None for value, _ in refs)
     return Pool(
         pos=loc.locate(el),
         username=r.string("username"),
         password=r.string("password"),
-        check_period=r.integer("check-period", DEFAULT_CHECK_PERIOD, _positive),
-        quorum_size=r.integer("quorum-size", DEFAULT_QUORUM_SIZE, _positive),
-        quorum_timeout=r.integer("quorum-timeout", DEFAULT_QUORUM_TIMEOUT, _not_negative),
+        check_period=_number(found, "check-period", DEFAULT_CHECK_PERIOD),
+        quorum_size=_number(found, "quorum-size", DEFAULT_QUORUM_SIZE),
+        quorum_timeout=_number(found, "quorum-timeout", DEFAULT_QUORUM_TIMEOUT),
         local_target_enabled=r.boolean("local-target-enabled", False),
         cluster_connection=r.string("cluster-connection"),
         static_connectors=static,
         static_connector_pos=static_pos,
+        static_connector_empty=static_empty,
         discovery_group=discovery,
         fields=r.fields,
     )
 
 
-def _divert(el: etree._Element, loc: Locator) -> Divert:
-    r = _Reader(el, loc)
+def _divert(el: etree._Element, ctx: _Context) -> Divert:
+    loc = ctx.loc
+    r = Reader(el, loc)
+    name = el.get("name") or ""
+    found = ctx.judge(r, values.DIVERT, f"divert {name}")
     filter_el = r.fields.element("filter")
     transformer: Transformer | None = None
     t_el = r.fields.element("transformer")
     if t_el is not None:
-        tr = _Reader(t_el, loc)
+        tr = Reader(t_el, loc)
         props, _ = _properties(t_el, loc)
         transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
     elif r.string("transformer-class-name"):
         transformer = Transformer(r.string("transformer-class-name"))
     return Divert(
-        name=el.get("name") or "",
+        name=name,
         pos=loc.locate(el),
-        address=r.string("address"),
-        forwarding_address=r.string("forwarding-address"),
+        address=_text(found, "address"),
+        forwarding_address=_text(found, "forwarding-address"),
         exclusive=r.boolean("exclusive", False),
         filter=filter_el.get("string") if filter_el is not None else None,
         filter_pos=loc.locate(filter_el) if filter_el is not None else None,
         routing_name=r.string("routing-name"),
-        routing_type=(r.string("routing-type", "STRIP") or "STRIP"),
+        routing_type=_text(found, "routing-type", "STRIP") or "",
         transformer=transformer,
         fields=r.fields,
     )

@@ -21,7 +21,6 @@ from lxml import etree
 from .positions import Pos
 
 CORE_NS = "urn:activemq:core"
-XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 
 # Elements whose ``name`` attribute is an xs:ID in the broker's schema.
 ID_NAME_PATHS: frozenset[tuple[str, ...]] = frozenset(
@@ -81,12 +80,11 @@ def _local(el: etree._Element) -> str:
 
 
 # The elements id_problems reads, found by libxml2 rather than by walking every element in Python:
-# a ``name`` on an xs:ID path, or any xml:id (kept if its whole path from <core> is in the core namespace).
+# a ``name`` on an xs:ID path. (xml:id is no ID here: the broker's xml:specialAttrs has only
+# xml:base, xml:lang and xml:space, so its schema rejects xml:id wherever it is written.)
 _NS = {"c": CORE_NS}
 _ID_NAME_XPATH = " | ".join("/".join(f"c:{step}" for step in path) + "[@name]" for path in sorted(ID_NAME_PATHS))
-_ID_XPATH = f"{_ID_NAME_XPATH} | descendant-or-self::*[@xml:id]"
 _ID_NAMES = etree.XPath(_ID_NAME_XPATH, namespaces=_NS)
-_XML_IDS = etree.XPath("descendant-or-self::*[@xml:id]")
 
 
 def _in_core_namespace(el: etree._Element, core: etree._Element) -> bool:
@@ -128,32 +126,21 @@ def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -
     """Duplicate ID names and dangling discovery-group references, in document order."""
     owners: dict[str, etree._Element] = {}
     problems: list[IdProblem] = []
-    named_list = _ID_NAMES(core)
-    if _XML_IDS(core):
-        named: set[etree._Element] | None = set(named_list)
-        elements = core.xpath(_ID_XPATH, namespaces=_NS)
-    else:  # the usual case: no xml:id anywhere, the named elements are all there is
-        named, elements = None, named_list
-    for el in elements:  # document order
-        names: list[tuple[str, str]] = []
-        if named is None or el in named:
-            names.append(("name", el.get("name", "").strip()))
-        if el.get(XML_ID) is not None and _in_core_namespace(el, core):
-            names.append(("xml:id", el.get(XML_ID, "").strip()))
-        for label, value in names:
-            if not value:
-                continue  # an empty or missing name is reported by the section validation
-            owner = owners.get(value)
-            if owner is None:
-                owners[value] = el
-                continue
-            problems.append(IdProblem(
-                "AR105", el,
-                f"<{_local(el)}> {label} '{value}' is already used by <{_local(owner)}> at "
-                f"{_where(owner, el, locate)}",
-                hint="the broker's schema wants the names of diverts, cluster connections, bridges, "
-                     "broadcast and discovery groups (and a few more) unique across <core>",
-            ))
+    for el in _ID_NAMES(core):  # document order
+        value = el.get("name", "").strip()
+        if not value:
+            continue  # an empty or missing name is reported by the section validation
+        owner = owners.get(value)
+        if owner is None:
+            owners[value] = el
+            continue
+        problems.append(IdProblem(
+            "AR105", el,
+            f"<{_local(el)}> name '{value}' is already used by <{_local(owner)}> at "
+            f"{_where(owner, el, locate)}",
+            hint="the broker's schema wants the names of diverts, cluster connections, bridges, "
+                 "broadcast and discovery groups (and a few more) unique across <core>",
+        ))
     references: list[tuple[etree._Element, str]] = []
     for el in core.iterdescendants(f"{{{CORE_NS}}}discovery-group-ref"):
         parent = el.getparent()

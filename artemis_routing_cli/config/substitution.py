@@ -4,7 +4,10 @@ The broker repeats, while the text contains ``${``: take the first ``${``, the f
 split the inside at the first ``:`` (both parts trimmed), look the name up in JVM system
 properties, then environment variables, then the default, then the empty string, and replace
 *every* occurrence of that exact token. A value that itself contains ``${`` is expanded again
-(the broker would loop forever on a self-reference; we stop and say so).
+(the broker would loop forever on a self-reference; we stop and say so). Trimming is Java's
+``String.trim`` (a no-break space stays part of the name). An empty name (``${}``, ``${ }``,
+``${:x}``) makes ``System.getProperty("")`` throw: the broker does not start. It is recorded with
+source ``invalid`` (and replaced by the empty string so that checking can go on).
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ..javastr import java_trim
 
 # A value that keeps producing new tokens is a loop in the broker; we give up after this many
 # replacements in one text (far more than any real broker.xml holds).
 MAX_REPLACEMENTS = 10_000
+INVALID = "invalid"  # the source of a token with an empty name
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +33,9 @@ class Lookup:
     consider_env: bool = True
 
     def resolve(self, name: str, default: str | None) -> tuple[str, str]:
-        """Return (value, source) with source one of property, env, default, empty."""
+        """Return (value, source) with source one of property, env, default, empty, invalid."""
+        if not name:
+            return "", INVALID  # System.getProperty("") throws IllegalArgumentException
         if name in self.properties:
             return self.properties[name], "property"
         if self.consider_env and name in self.environ:
@@ -49,10 +56,10 @@ class Replacement:
 
 
 def split_token(token: str) -> tuple[str, str | None]:
-    inner = token[2:-1].strip()
+    inner = java_trim(token[2:-1])
     if ":" in inner:
         name, default = inner.split(":", 1)
-        return name.strip(), default.strip()
+        return java_trim(name), java_trim(default)
     return inner, None
 
 

@@ -1,90 +1,149 @@
-"""Acceptor and connector URLs, parsed the way the broker's URI schemas read them."""
+"""Acceptor and connector URLs, read the way the broker's transport URL parsers read them.
+
+The broker (ConfigurationUtils.parseAcceptorURI / parseConnectorURI, URIFactory, the TCP and
+VM schemas, BeanSupport.setData) does, in order:
+
+1. remove every ASCII whitespace character (Java's ``\\s``);
+2. ``(u1,u2)?q`` becomes ``u1?q#u2``; every ``;`` becomes ``&``;
+3. ``new URI(..)`` (see :mod:`.javauri`): a syntax error stops the broker;
+4. look the scheme up, exactly: only ``tcp`` and ``vm`` exist;
+5. split ``getQuery()`` (already %-decoded once) on ``&`` and URL-decode names and values again;
+6. TCP: params get ``"" + getHost()`` and ``"" + getPort()`` (so ``"null"`` / ``"-1"``; acceptors
+   also ``scheme``), then each query parameter goes to params when its name is an allowable
+   key, to extraProps otherwise; both maps are Java HashMaps.
+
+Where the broker *reads* host and port (Netty, the redirects) it uses
+``ConfigurationHelper.getStringProperty(host, "localhost")`` and ``getIntProperty(port, 61616)``:
+a port that is not a number becomes 61616 (with a log line), a missing one stays -1.
+"""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 from types import MappingProxyType
-from urllib.parse import unquote
 
-from .model import TransportUrl
+from ..javastr import java_hashmap_order, java_parse_int, java_split, java_trim
+from .javauri import JavaUriError, UrlDecodeError, parse_java_uri, parse_query
+from .model import DEFAULT_CONNECTOR_HOST, DEFAULT_CONNECTOR_PORT, TransportUrl
+from .transport_keys import ACCEPTOR_KEYS, CONNECTOR_KEYS, SCHEMES
 
 # What java.net.URI reports for a missing host / port; the broker copies them into the
-# transport parameters as text ("" + uri.getHost(), "" + uri.getPort()), so a connector written
-# without a port really has port -1 (its redirects say host:-1, and it connects nowhere).
+# transport parameters as text ("" + uri.getHost(), "" + uri.getPort()).
 URI_NO_HOST = "null"
 URI_NO_PORT = -1
 _JAVA_WHITESPACE = re.compile(r"[ \t\n\x0b\f\r]")
-_SCHEME = re.compile(r"^\s*\(?\s*([A-Za-z][A-Za-z0-9+.-]*)://")
-_PARAM_SPLIT = re.compile(r"[;&]")
+
+# Which failure stops the broker (an exception while it reads broker.xml).
+SYNTAX = "syntax"  # URISyntaxException
+SCHEME = "scheme"  # "Schema X not found" (NullPointerException)
+DECODE = "decode"  # URLDecoder's IllegalArgumentException
+
+
+_PASSWORD_VALUE = re.compile(r"([?&;#(,][^=&;#]*password[^=&;#]*=)[^&;#)]*", re.IGNORECASE)
+
+
+def redact(text: str) -> str:
+    """``text`` with the value of every ``*password*`` parameter shown as ``****`` (as the broker's
+    TransportConfiguration.toString does): for messages, which must never show a password."""
+    return _PASSWORD_VALUE.sub(r"\1****", text) if "assword" in text.lower() else text
 
 
 class UrlError(ValueError):
-    """The URL cannot be read; the message says why."""
+    """The broker cannot read the URL and does not start; ``kind`` says which step failed."""
+
+    def __init__(self, message: str, kind: str = SYNTAX) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def normalise(text: str) -> str:
+    """URIFactory.expandURI: ``(u1,u2,..)?q`` -> ``u1?q#u2,..``; then ``;`` -> ``&`` everywhere."""
+    if text.startswith("("):
+        inner, _, query = text.partition(")")
+        first, *others = java_split(inner[inner.index("(") + 1:], ",")
+        built = first
+        if query:
+            built += "&" + query[1:] if "?" in first else query
+        if others:
+            built += "#" + ",".join(others)
+        text = built
+    return text.replace(";", "&")
 
 
 @lru_cache(maxsize=16384)  # the model and the rules read every URL; the result is immutable
-def parse_transport_url(raw: str) -> TransportUrl:
-    """Parse ``tcp://host:port?k=v;k2=v2`` as the broker does (parameters split on ``;`` and ``&``).
+def parse_transport_url(raw: str, kind: str = "connector") -> TransportUrl:
+    """Read ``raw`` as the broker reads an ``<acceptor>`` (``kind="acceptor"``) or ``<connector>``.
 
-    The broker first removes every whitespace character (ConfigurationUtils). A list of URLs in
-    parentheses, as the client URL syntax allows, uses the first one's host. A missing host or
-    port is what Java's URI reports (``null`` and -1), not a default.
+    Raises :class:`UrlError` where the broker throws (it then does not start). A host Java does
+    not accept is not an error here: the URL parses with host ``"null"`` and port -1.
     """
-    text = _JAVA_WHITESPACE.sub("", raw)
-    m = _SCHEME.match(text)
-    if not m:
-        raise UrlError(f"{raw!r} is not a URL like tcp://host:port")
-    scheme = m.group(1).lower()
-    rest = text[m.end():]
-    query = ""
-    if text.startswith("(") and ")" in rest:
-        inner, _, after = rest.partition(")")
-        rest = inner.split(",")[0]
-        query = after[1:] if after.startswith("?") else ""
-    elif "?" in rest:
-        rest, query = rest.split("?", 1)
-    authority = rest.split("/", 1)[0]
-    host, port = _split_host_port(authority, raw)
-    params: dict[str, str] = {}
-    for part in _PARAM_SPLIT.split(query):
-        if not part:
-            continue
-        key, sep, value = part.partition("=")
-        params[unquote(key)] = unquote(value) if sep else ""
-    # Query parameters named host/port override the authority, as in the broker's TCP schema.
-    if "host" in params and params["host"]:
-        host = params["host"]
-    if "port" in params:
-        try:
-            port = int(params["port"])
-        except ValueError as exc:
-            raise UrlError(f"port {params['port']!r} in {raw!r} is not a number") from exc
-    return TransportUrl(raw=raw, scheme=scheme, host=host, port=port, params=MappingProxyType(params))
-
-
-def _split_host_port(authority: str, raw: str) -> tuple[str, int]:
-    if "@" in authority:
-        authority = authority.rsplit("@", 1)[1]
-    if authority.startswith("["):
-        end = authority.find("]")
-        if end < 0:
-            raise UrlError(f"unclosed '[' in {raw!r}")
-        host = authority[1:end]
-        rest = authority[end + 1:]
-        port_text = rest[1:] if rest.startswith(":") else ""
-    elif authority.count(":") == 1:
-        host, port_text = authority.split(":")
-    else:
-        host, port_text = authority, ""
-    if not host:
-        host = URI_NO_HOST
-    if not port_text:
-        return host, URI_NO_PORT
+    text = normalise(_JAVA_WHITESPACE.sub("", raw))
     try:
-        port = int(port_text)
-    except ValueError as exc:
-        raise UrlError(f"port {port_text!r} in {raw!r} is not a number") from exc
-    if not 0 <= port <= 65535:
-        raise UrlError(f"port {port} in {raw!r} is out of range")
-    return host, port
+        uri = parse_java_uri(text)
+    except JavaUriError as err:
+        raise UrlError(f"java.net.URI refuses {redact(text)!r}: {err.reason}"
+                       + (f" at index {err.index}" if err.index >= 0 else "")) from None
+    if uri.scheme not in SCHEMES:
+        shown = "no scheme" if uri.scheme is None else f"scheme {uri.scheme!r}"
+        raise UrlError(f"{shown} in {redact(text)!r}: the broker knows only tcp:// and vm:// (case-sensitive)",
+                       SCHEME)
+    try:
+        query = parse_query(uri.query)
+    except UrlDecodeError as err:
+        raise UrlError(f"{err} in the query of {redact(text)!r}", DECODE) from None
+    if uri.scheme == "vm":
+        return _vm(raw, uri.host, query, uri.raw_authority)
+    _check_fragment(uri.fragment, text)
+    allowed = ACCEPTOR_KEYS if kind == "acceptor" else CONNECTOR_KEYS
+    params: dict[str, str | None] = {}
+    if kind == "acceptor":
+        params["scheme"] = uri.scheme
+    params["host"] = URI_NO_HOST if uri.host is None else uri.host
+    params["port"] = str(uri.port)
+    extra: dict[str, str | None] = {}
+    for key in java_hashmap_order(query):  # the query map is a HashMap too: this is the order it is copied in
+        (params if key in allowed else extra)[key] = query[key]
+    host_value = params.get("host")
+    port_value = params.get("port")
+    port = DEFAULT_CONNECTOR_PORT if port_value is None else java_parse_int(port_value)
+    return TransportUrl(
+        raw=raw, scheme=uri.scheme, kind=kind,
+        host=DEFAULT_CONNECTOR_HOST if host_value is None else host_value,
+        port=DEFAULT_CONNECTOR_PORT if port is None else port,
+        port_is_number=port_value is None or port is not None,
+        params=MappingProxyType({k: params[k] for k in java_hashmap_order(params)}),
+        extra_props=MappingProxyType({k: extra[k] for k in java_hashmap_order(extra)}),
+        query_name=query.get("name"), has_query_name="name" in query,
+        uri_host=uri.host, authority=uri.raw_authority, fragment=uri.fragment,
+    )
+
+
+def _vm(raw: str, host: str | None, query: dict[str, str | None], authority: str | None) -> TransportUrl:
+    """InVMTransportConfigurationSchema: ``serverId`` is the URI host; of the query only
+    ``connectionsAllowed`` (else ``securityDomain``) is kept. No host/port params: where the broker
+    reads them it gets its defaults."""
+    params: dict[str, str | None] = {"serverId": host}
+    for key in ("connectionsAllowed", "securityDomain"):
+        if key in query:
+            params[key] = query[key]
+            break
+    return TransportUrl(
+        raw=raw, scheme="vm", kind="vm", host=DEFAULT_CONNECTOR_HOST, port=DEFAULT_CONNECTOR_PORT,
+        params=MappingProxyType({k: params[k] for k in java_hashmap_order(params)}),
+        query_name=query.get("name"), has_query_name="name" in query, uri_host=host, authority=authority,
+    )
+
+
+def _check_fragment(fragment: str | None, text: str) -> None:
+    """The TCP schema reads each comma-separated part of the fragment as one more URL."""
+    if not fragment or not java_trim(fragment):
+        return
+    for part in java_split(fragment, ","):
+        try:
+            parse_query(parse_java_uri(part).query)
+        except JavaUriError as err:
+            raise UrlError(f"java.net.URI refuses {redact(part)!r} (after '#' in {redact(text)!r}): "
+                           f"{err.reason}") from None
+        except UrlDecodeError as err:
+            raise UrlError(f"{err} in {redact(part)!r} (after '#' in {redact(text)!r})", DECODE) from None

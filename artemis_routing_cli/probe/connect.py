@@ -14,6 +14,7 @@ import ssl
 import time
 from dataclasses import dataclass
 
+from ..config.model import socket_host
 from .model import Endpoint
 
 
@@ -63,8 +64,8 @@ async def open_connection(
     started = time.perf_counter()
     deadline = started + timeout
     try:
-        infos = await asyncio.wait_for(
-            loop.getaddrinfo(endpoint.host, endpoint.port, type=socket.SOCK_STREAM), timeout
+        infos = await asyncio.wait_for(  # the broker's host keeps an IPv6 address's brackets; sockets do not
+            loop.getaddrinfo(socket_host(endpoint.host), endpoint.port, type=socket.SOCK_STREAM), timeout
         )
     except asyncio.TimeoutError:
         raise ConnectFailure(f"DNS: resolving {endpoint.host} timed out after {timeout:g}s") from None
@@ -72,7 +73,7 @@ async def open_connection(
         raise ConnectFailure(f"DNS: cannot resolve {endpoint.host} ({exc.strerror})") from None
     family, _, _, _, address = infos[0]
     ctx = tls_context(endpoint, cafile, insecure) if endpoint.tls else None
-    sni = endpoint.sni_host or endpoint.host
+    sni = socket_host(endpoint.sni_host or endpoint.host)
     # Python, like Java, sends no SNI for an IP address but still checks it when asked to.
     server_hostname = sni if ctx is not None else None
     remaining = max(deadline - time.perf_counter(), 0.001)

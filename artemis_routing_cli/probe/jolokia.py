@@ -51,7 +51,9 @@ def check_template(template: str) -> str | None:
 
 
 def url_for(template: str, endpoint: Endpoint) -> str:
-    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+    host = endpoint.host  # the broker's form: an IPv6 address is already in brackets
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
     return template.format(host=host, port=endpoint.port, name=endpoint.name)
 
 

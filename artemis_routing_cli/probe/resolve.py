@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from ..config.model import BrokerConfig, ConnectionRouter, Connector, DiscoveryGroup, TransportUrl
 from ..config.urls import UrlError, parse_transport_url
 from ..errors import UsageError
+from ..javastr import java_parse_boolean
+from ..routing.pool import unreachable_reason
 from ..routing.targets import LOCAL
 from .broadcast import connector_flag, connector_host, connector_param, connector_port
 from .discovery import DiscoveredNode
@@ -46,8 +48,8 @@ def endpoint_for_url(name: str, url: TransportUrl, source: str, *, local: bool =
     return Endpoint(
         name=name, host=url.host, port=url.port, source=source,
         tls=url.ssl_enabled, sni_host=params.get("sniHost") or None,
-        verify_host=(params.get("verifyHost") or "").strip().lower() == "true",
-        trust_all=(params.get("trustAll") or "").strip().lower() == "true",
+        verify_host=java_parse_boolean(params.get("verifyHost")),  # Boolean.valueOf: not trimmed
+        trust_all=java_parse_boolean(params.get("trustAll")),
         local=local,
     )
 
@@ -129,6 +131,8 @@ def _static(config: BrokerConfig, names: tuple[str, ...], source: str, notes: li
         if connector is None:
             notes.append(f"static connector {name!r} does not exist: the broker skips it")
             continue
+        if connector.url.host_unknown:
+            notes.append(f"static connector {name!r}: {unreachable_reason(connector.url.authority)}")
         out.append(endpoint_for_connector(connector, source))
     return out
 

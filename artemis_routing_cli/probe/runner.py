@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 
-from ..config.model import BrokerConfig
+from ..config.model import BrokerConfig, socket_host
 from ..routing.targets import Target
 from . import handshake as hs
 from . import http, jolokia, readiness
@@ -40,7 +40,7 @@ async def _handshake(endpoint: Endpoint, first: Connection, creds: Credentials,
     loop = asyncio.get_running_loop()
     deadline = loop.time() + options.timeout
     order = AUTO_ORDER if options.protocol == "auto" else (options.protocol,)
-    host = endpoint.sni_host or endpoint.host
+    host = socket_host(endpoint.sni_host or endpoint.host)  # an IPv6 address without the broker's brackets
     failures: list[str] = []
     conn: Connection | None = first
     for i, protocol in enumerate(order):

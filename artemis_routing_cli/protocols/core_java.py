@@ -13,16 +13,13 @@ Everything here is pure and raises :class:`~artemis_routing_cli.errors.ProtocolE
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from artemis_routing_cli.errors import ProtocolError
+from artemis_routing_cli.javastr import java_hashmap_order, java_string_hash  # noqa: F401  (one Java HashMap, shared)
 
 # java.io.DataOutputStream.writeUTF refuses more than 65535 encoded bytes (the length is a u16).
 MAX_UTF_BYTES = 0xFFFF
-
-# java.util.HashMap: initial table size 16, load factor 0.75, the table doubles when full.
-_HASHMAP_INITIAL_CAPACITY = 16
-_HASHMAP_LOAD_FACTOR = 0.75
 
 
 def utf16_units(text: str) -> list[int]:
@@ -40,39 +37,6 @@ def from_utf16_units(units: Sequence[int]) -> str:
 def java_length(text: str) -> int:
     """``String.length()``: the number of UTF-16 code units."""
     return len(text.encode("utf-16-be", "surrogatepass")) // 2
-
-
-def java_string_hash(text: str) -> int:
-    """``String.hashCode()`` as a signed 32-bit int."""
-    h = 0
-    for unit in utf16_units(text):
-        h = (31 * h + unit) & 0xFFFFFFFF
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
-def java_hashmap_order(keys: Iterable[str]) -> list[str]:
-    """The iteration order of a default ``new HashMap<>()`` after putting ``keys`` in order.
-
-    Iteration walks the table by bucket index; keys sharing a bucket keep insertion order (a
-    resize splits buckets without reordering them). Tree bins (8+ keys in one bucket) cannot
-    happen for the handful of keys the codecs use.
-    """
-    unique: list[str] = []
-    seen: set[str] = set()
-    for key in keys:
-        if key not in seen:
-            seen.add(key)
-            unique.append(key)
-    capacity = _HASHMAP_INITIAL_CAPACITY
-    while len(unique) > capacity * _HASHMAP_LOAD_FACTOR:
-        capacity *= 2
-
-    def bucket(key: str) -> int:
-        h = java_string_hash(key) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    positions = {key: index for index, key in enumerate(unique)}
-    return sorted(unique, key=lambda key: (bucket(key), positions[key]))
 
 
 def encode_modified_utf8(text: str) -> bytes:

@@ -2,7 +2,11 @@
 
 Order: the local target first when ``local-target-enabled`` (the broker adds it before the pool
 starts), then static connectors as written (unknown names are skipped, as the broker only logs
-them), or the members of a discovery group / cluster connection in the order they are known.
+them; a name written twice is two targets, as the broker's pool keys targets by identity), or
+the members of a discovery group / cluster connection in the order they are known.
+
+A connector whose host Java's URI refused (``my_broker``, ``node-1.10``) holds the host ``null``:
+the broker's target never connects, so it is never ready, whatever a targets file says.
 """
 
 from __future__ import annotations
@@ -96,9 +100,19 @@ def _static_members(config: BrokerConfig, names: Sequence[str], source: str, sta
         if connector is None:
             notes.append(f"static connector {name!r} does not exist: the broker skips it")
             continue
-        t = _placeholder(name, connector.host, connector.port, source)
-        members.append(_from_known(t, state.known_named(name)))
+        t = _from_known(_placeholder(name, connector.host, connector.port, source), state.known_named(name))
+        if connector.url.host_unknown:
+            t = replace(t, ready=False, unready_reason=unreachable_reason(connector.url.authority))
+            notes.append(f"static connector {name!r}: {t.unready_reason}")
+        members.append(t)
     return members
+
+
+def unreachable_reason(authority: str | None) -> str:
+    """Why a connector whose host java.net.URI refused is never ready."""
+    shown = "****@" + authority.rsplit("@", 1)[1] if authority and "@" in authority else authority
+    return (f"java.net.URI takes no host from {shown!r}, so the broker's connector holds the host "
+            "'null' and never connects: never ready")
 
 
 def _cluster_members(config: BrokerConfig, cc_name: str, state: TargetState, notes: list[str]) -> list[Target]:

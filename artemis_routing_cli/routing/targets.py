@@ -32,6 +32,7 @@ class Target:
     connection_count: int | None = None  # None: unknown (LEAST_CONNECTIONS counts it as INT_MAX)
     node_id_known: bool = True  # False when node_id is a placeholder
     source: str = "static"  # static | discovery:NAME | cluster:NAME | local
+    unready_reason: str | None = None  # why the broker could never make it ready (then ready is False)
 
     @property
     def address(self) -> str | None:
@@ -83,7 +84,7 @@ class TargetState:
         """Overlay the user's flags on a target (flags win over the file)."""
         node_id = self.node_ids.get(target.name) or self.node_ids.get(target.node_id)
         t = replace(target, node_id=node_id, node_id_known=True) if node_id else target
-        if t.name in self.down or t.node_id in self.down:
+        if t.name in self.down or t.node_id in self.down or t.unready_reason is not None:
             t = replace(t, ready=False)
         count = self.connections.get(t.name, self.connections.get(t.node_id))
         if count is not None:

@@ -27,7 +27,11 @@ ENGINE_RULES = [
         severity=Severity.ERROR,
         category="schema",
         summary="The file cannot be read or parsed as broker.xml (malformed XML, entities, not a broker.xml).",
-        doc="The broker would stop at start-up. `arouter validate` exits with code 2 for such a file.",
+        doc="""\
+Malformed XML, a file that is not a broker.xml or one arouter cannot read: the broker would stop at
+start-up too. `arouter validate` exits with code 2 for such a file. Entity declarations
+(`<!ENTITY`) are refused by arouter's own safety policy (XXE, entity expansion), not because the
+broker refuses them: a broker started without `-Dartemis.disableXxe=true` reads them.""",
     ),
     RuleMeta(
         id="AR002",

@@ -5,7 +5,6 @@ Not a rule family (the leading underscore keeps the registry away from it).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from lxml import etree
@@ -15,12 +14,11 @@ from ..config.parse import child_elements, descendants, local, text_content
 from ..javastr import java_parse_int  # noqa: F401  (re-exported for the rule modules)
 
 __all__ = [
-    "INT_MAX",
-    "INT_MIN",
     "child_elements",
     "cluster_elements",
     "connector_names",
     "defined_connectors",
+    "deployed_cluster_connections",
     "divert_elements",
     "java_parse_int",
     "local",
@@ -28,21 +26,7 @@ __all__ = [
     "real_cluster_connections",
     "router_elements",
     "text_content",
-    "xsd_integer",
 ]
-
-INT_MIN = -(1 << 31)
-INT_MAX = (1 << 31) - 1
-
-# xs:long / xs:int lexical form (after the schema's whitespace collapse): sign and digits.
-_XSD_INTEGER = re.compile(r"[+-]?[0-9]+")
-
-
-def xsd_integer(text: str) -> int | None:
-    """The value of an xs:long-shaped text (trimmed), or None when the schema would reject it."""
-    t = text.strip()
-    return int(t) if _XSD_INTEGER.fullmatch(t) else None
-
 
 def plaintext_password(value: str, mask_password: bool | None) -> bool:
     """Whether the broker reads ``value`` as the password itself (PasswordMaskingUtil.resolveMask).
@@ -65,10 +49,12 @@ def _section_children(core: etree._Element, section: str, name: str) -> Iterator
 
 
 def connector_names(config: BrokerConfig) -> set[str]:
-    """Names of every ``<connector>`` written under ``<connectors>``, bad URLs included."""
+    """Names of every ``<connector>`` written under ``<connectors>``, bad URLs included (so that a
+    reference to one is not reported twice), and the names the broker gives them (``?name=``)."""
     if config.core is None:
         return set(config.connectors)
-    return {el.get("name") or "" for el in _section_children(config.core, "connectors", "connector")}
+    written = {el.get("name") or "" for el in _section_children(config.core, "connectors", "connector")}
+    return written | set(config.connectors)
 
 
 def defined_connectors(config: BrokerConfig) -> list[etree._Element]:
@@ -84,8 +70,12 @@ def router_elements(config: BrokerConfig) -> list[tuple[ConnectionRouter, etree.
 
 
 def cluster_elements(config: BrokerConfig) -> list[tuple[ClusterConnection, etree._Element | None]]:
-    """Each ``<cluster-connection>`` of the model with its element (``-uri`` forms get None)."""
-    raw = list(descendants(config.core, "cluster-connection")) if config.core is not None else []
+    """Each ``<cluster-connection>`` of the model with its element (``-uri`` forms get None).
+
+    A router pool's ``<cluster-connection>NAME</cluster-connection>`` is no cluster connection of
+    the model, so its element is left out too (otherwise the two lists would not line up)."""
+    raw = [el for el in descendants(config.core, "cluster-connection")
+           if local(el.getparent()) != "pool"] if config.core is not None else []
     plain = [cc for cc in config.cluster_connections if cc.uri is None]
     if len(raw) != len(plain):
         return [(cc, None) for cc in config.cluster_connections]
@@ -101,6 +91,18 @@ def real_cluster_connections(config: BrokerConfig) -> list[ClusterConnection]:
     ``connector-ref`` it is logged and skipped. Those are left out here.
     """
     return [cc for cc in config.cluster_connections if cc.uri is not None or cc.connector_ref is not None]
+
+
+def deployed_cluster_connections(config: BrokerConfig) -> list[ClusterConnection]:
+    """The cluster connections the broker deploys (ClusterManager.deployClusterConnection): its
+    ``<connector-ref>`` names a connector and, with a ``<discovery-group-ref>``, that group exists.
+    ``-uri`` forms are taken as deployed. (Connectors with a URL the broker cannot read count as
+    present: the broker does not start at all then, and AR702 says so.)"""
+    connectors = connector_names(config)
+    groups = config.discovery_groups
+    return [cc for cc in real_cluster_connections(config)
+            if cc.uri is not None or (cc.connector_ref in connectors
+                                      and (cc.discovery_group is None or cc.discovery_group in groups))]
 
 
 def divert_elements(config: BrokerConfig) -> list[tuple[Divert, etree._Element | None]]:

@@ -31,8 +31,9 @@ RULES: list[RuleMeta] = [
 Covers a pool's `local-target-enabled`, a cache's `persisted`, a divert's `exclusive`, a
 cluster connection's `use-duplicate-detection` and `forward-when-no-consumers`, and
 `<static-connectors allow-direct-connections-only>`. The schema's `xs:boolean` accepts `1`
-and `0`, but the broker reads `1` as **false**. For the attribute, the broker does not trim:
-`" true"` is false too.""",
+and `0`, but the broker reads `1` as **false**. Elements are trimmed with Java's `String.trim`
+(a no-break space is not trimmed); for the attribute the broker does not trim at all
+(`"true".equalsIgnoreCase(value)`): `" true"` is false too.""",
         fail="""<connectors>
   <connector name="b1">tcp://broker1:61616</connector>
 </connectors>
@@ -94,7 +95,7 @@ def _fields(ctx: Context, fields: Fields, names: tuple[str, ...], section: str) 
 
 def _report(ctx: Context, pos: Pos, written: str, value: str, section: str, *,
             attribute: bool = False) -> Diagnostic:
-    meant = value.strip().lower() in ("1", "yes", "on", "true")
+    meant = value.strip().lower() in ("1", "yes", "on", "true")  # a guess at the intent, not the broker's reading
     tail = "; write true" if meant else "; write false"
     how = "(attributes are not trimmed)" if attribute else "(Boolean.parseBoolean)"
     return ctx.report("AR313", pos, f"{written}: the broker reads anything but 'true' as false {how}{tail}",

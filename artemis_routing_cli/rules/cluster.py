@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..config.model import ClusterConnection
 from ..diagnostics import Diagnostic, RuleMeta, Severity
-from ._util import connector_names, real_cluster_connections
+from ._util import deployed_cluster_connections, real_cluster_connections
 from .base import Context
 
 try:
@@ -82,8 +82,8 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                              section=f"cluster-connection {cc.name}")
     if cluster_matches is None:
         return
-    connectors = connector_names(ctx.config)
-    deployed = [cc for cc in plain if cc.connector_ref in connectors]  # the others are skipped (AR206)
+    # the others are skipped by the broker (AR206, AR202)
+    deployed = [cc for cc in deployed_cluster_connections(ctx.config) if cc.uri is None]
     includes = [_includes(cc.address) or [""] for cc in deployed]
     for i, first in enumerate(deployed):
         for j in range(i + 1, len(deployed)):

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from ..config.model import Divert
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..javastr import java_trim
 from ..messages.checks import cyclic_groups, one_cycle
 from .base import Context
 
@@ -194,7 +195,7 @@ def _filter_column(ctx: Context, divert: Divert, column: int) -> Pos:
 
 def _filter(ctx: Context, divert: Divert) -> Iterator[Diagnostic]:
     text = divert.filter
-    if text is None or not text.strip():
+    if text is None or not java_trim(text):  # FilterImpl.createFilter trims with String.trim
         return
     err = filter_syntax_error(text)
     if err is not None:
@@ -204,7 +205,7 @@ def _filter(ctx: Context, divert: Divert) -> Iterator[Diagnostic]:
 
 
 def _no_filter(divert: Divert) -> bool:
-    return divert.filter is None or not divert.filter.strip()
+    return divert.filter is None or not java_trim(divert.filter)
 
 
 def _shadowing(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:

@@ -14,20 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lxml import etree
-
-from ..config.model import BrokerConfig, ClusterConnection, Pool
+from ..config.model import Acceptor, BrokerConfig, ClusterConnection, Pool
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..javastr import java_trim
 from ._util import (
-    child_elements,
-    cluster_elements,
     connector_names,
     defined_connectors,
-    local,
+    deployed_cluster_connections,
     real_cluster_connections,
     router_elements,
-    text_content,
 )
 from .base import Context
 
@@ -48,7 +44,11 @@ RULES: list[RuleMeta] = [
 The broker builds a static pool from the connectors it can find and only logs
 "Static connector not found" for the others, so the pool silently has fewer targets than
 written. When none of the pool's connectors exist the pool has no remote target at all
-(only the local broker, if `local-target-enabled`), and this is reported as an error.""",
+(only the local broker, if `local-target-enabled`), and this is reported as an error.
+The broker reads a static `<connector-ref>` as its first child node, **untrimmed**:
+`<connector-ref> b1 </connector-ref>` names " b1 ", which matches nothing; a comment in front
+becomes the name; an empty `<connector-ref/>` is a NullPointerException and the broker does
+not start (error).""",
         fail=_CONNECTORS + """<connection-routers>
   <connection-router name="r1">
     <policy name="FIRST_ELEMENT"/>
@@ -129,8 +129,9 @@ starts (the broker does not start), and a cluster connection is logged and skipp
         doc="""\
 A cluster pool takes its targets from the topology of the named cluster connection. The
 broker looks the name up when the router is deployed and does not check the result; the
-router then fails as it starts and the broker does not start. A cluster connection whose own
-`<connector-ref>` names no connector is skipped by the broker (AR206) and counts as missing.""",
+router then fails as it starts and the broker does not start. A cluster connection the broker
+does not deploy counts as missing: one whose own `<connector-ref>` names no connector (AR206)
+or whose `<discovery-group-ref>` names no discovery group (AR202).""",
         fail=_CONNECTORS + """<cluster-connections>
   <cluster-connection name="cc1">
     <connector-ref>b1</connector-ref>
@@ -222,7 +223,9 @@ otherwise the router does nothing.""",
 The broker reads a cluster connection only when its own `<connector-ref>` names a defined
 connector; otherwise it logs "connector-ref not found" and skips the whole cluster connection:
 no clustering, no message load balancing. When a static `<connector-ref>` names no connector,
-the broker drops the whole static list (it connects to none of the listed brokers).""",
+the broker drops the whole static list (it connects to none of the listed brokers). Static
+`<connector-ref>`s are read untrimmed, as their first child node (see AR201); an empty one
+stops the broker.""",
         fail=_CONNECTORS + """<cluster-connections>
   <cluster-connection name="my-cluster">
     <connector-ref>netty-connector</connector-ref>
@@ -249,7 +252,8 @@ the broker drops the whole static list (it connects to none of the listed broker
         doc="""\
 The broker logs that the broadcast group has no connector and does not create the group at
 all, so this broker is never announced and discovery-based clusters and pools elsewhere never
-see it.""",
+see it. Only the first `<connector-ref>` matters: the broker reads it once for every
+`<connector-ref>` child (AR209).""",
         fail=_CONNECTORS + """<broadcast-groups>
   <broadcast-group name="bg1">
     <group-address>231.7.7.7</group-address>
@@ -274,14 +278,42 @@ see it.""",
         doc="""\
 The broker treats each kind differently: for connectors it keeps the **first** and logs
 "already deployed"; for connection routers the **last** one replaces the earlier ones; two
-acceptors with one name and different URLs make the broker fail at start-up (error), the same
-acceptor written twice counts once. Duplicate names of diverts, cluster connections,
-broadcast and discovery groups are schema errors (AR105).""",
+acceptors with one name and different transport parameters make the broker fail at start-up
+(error); two that the broker reads as the same parameters (the same URL written with `;` or `&`,
+other whitespace or another parameter order) count once. Duplicate names of diverts, cluster
+connections, broadcast and discovery groups are schema errors (AR105).""",
         fail="""<connectors>
   <connector name="b1">tcp://broker1:61616</connector>
   <connector name="b1">tcp://broker2:61616</connector>
 </connectors>""",
         ok=_CONNECTORS,
+    ),
+    RuleMeta(
+        id="AR209",
+        name="broadcast-connector-refs",
+        severity=Severity.WARNING,
+        category="reference",
+        summary="A broadcast group with several `<connector-ref>`s: the broker announces the first one, repeated.",
+        doc="""\
+For each `<connector-ref>` child the broker calls `getString(group, "connector-ref")`, which
+returns the **first** one every time: a group listing `b1` and `b2` announces `b1` twice and
+never `b2`. Clients and pools that discover this broker only learn the first connector. Keep
+one `<connector-ref>` per broadcast group (a second group can announce another connector).""",
+        fail=_CONNECTORS + """<broadcast-groups>
+  <broadcast-group name="bg1">
+    <group-address>231.7.7.7</group-address>
+    <group-port>9876</group-port>
+    <connector-ref>b1</connector-ref>
+    <connector-ref>b2</connector-ref>
+  </broadcast-group>
+</broadcast-groups>""",
+        ok=_CONNECTORS + """<broadcast-groups>
+  <broadcast-group name="bg1">
+    <group-address>231.7.7.7</group-address>
+    <group-port>9876</group-port>
+    <connector-ref>b1</connector-ref>
+  </broadcast-group>
+</broadcast-groups>""",
     ),
 ]
 
@@ -296,15 +328,10 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     yield from _duplicates(ctx, config)
 
 
-def _deployed_cluster_connections(config: BrokerConfig, connectors: set[str]) -> set[str]:
-    return {cc.name for cc in real_cluster_connections(config)
-            if cc.uri is not None or cc.connector_ref in connectors}
-
-
 def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
     connectors = connector_names(config)
-    deployed = _deployed_cluster_connections(config, connectors)
-    written = {cc.name for cc in real_cluster_connections(config)}
+    deployed = {cc.name for cc in deployed_cluster_connections(config)}
+    written = {cc.name: cc for cc in real_cluster_connections(config)}
     for router in config.connection_routers:
         pool = router.pool
         if pool is None:
@@ -314,33 +341,65 @@ def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
             name = pool.cluster_connection or ""
             if name not in deployed:
                 field = pool.fields.get("cluster-connection")
-                why = ("which the broker skips because its <connector-ref> names no connector"
-                       if name in written else "but there is no such cluster connection")
+                cc = written.get(name)
+                if cc is None:
+                    why = "but there is no such cluster connection" + _ref_reason(name, set(written))
+                elif cc.connector_ref not in connectors:
+                    why = "which the broker skips because its <connector-ref> names no connector"
+                else:
+                    why = (f"which the broker skips because its <discovery-group-ref> names no discovery group "
+                           f"('{cc.discovery_group}')")
                 yield ctx.report(
                     "AR203", field.pos if field else pool.pos,
-                    f"pool names cluster connection '{name}', {why}: the router fails as it starts "
+                    f"pool names cluster connection {name!r}, {why}: the router fails as it starts "
                     "and the broker does not start", section=section)
         elif pool.source == "static":
-            yield from _static_pool(ctx, pool, connectors, section)
+            yield from _static_pool(ctx, pool, connectors, section, _refs(pool.static_connectors,
+                                                                          pool.static_connector_pos,
+                                                                          pool.static_connector_empty))
 
 
-def _static_pool(ctx: Context, pool: Pool, connectors: set[str], section: str) -> Iterator[Diagnostic]:
-    refs = zip(pool.static_connectors, pool.static_connector_pos, strict=False)
-    missing = [(name, pos) for name, pos in refs if name not in connectors]
+def _refs(names: tuple[str, ...], positions: tuple[Pos, ...], empty: tuple[bool, ...]) -> list[tuple[str | None, Pos]]:
+    """The model's static refs, None where the element has no child node (as the broker reads them)."""
+    return [(None if gone else name, pos) for name, pos, gone in zip(names, positions, empty or (False,) * len(names),
+                                                                   strict=False)]
+
+
+def _static_pool(ctx: Context, pool: Pool, connectors: set[str], section: str,
+                 refs: list[tuple[str | None, Pos]]) -> Iterator[Diagnostic]:
+    for value, pos in refs:
+        if value is None:
+            yield ctx.report("AR201", pos, "<connector-ref> has no text: the broker reads its first child node, gets "
+                             "none and fails with a NullPointerException (it does not start)", section=section,
+                             severity=Severity.ERROR)
+    named = [(value, pos) for value, pos in refs if value is not None]
+    missing = [(name, pos) for name, pos in named if name not in connectors]
     if not missing:
         return
-    none_left = len(missing) == len(pool.static_connectors)
+    none_left = len(missing) == len(named)
     for name, pos in missing:
+        why = _ref_reason(name, connectors)
         if none_left:
             rest = ("only the local broker is left" if pool.local_target_enabled
                     else "the pool has no target and every connection not local is refused")
             yield ctx.report("AR201", pos,
-                             f"connector-ref '{name}' names no connector and none of the pool's connectors "
+                             f"connector-ref {name!r} names no connector{why} and none of the pool's connectors "
                              f"exist: {rest}", section=section, severity=Severity.ERROR)
         else:
             yield ctx.report("AR201", pos,
-                             f"connector-ref '{name}' names no connector: the broker logs 'Static connector "
+                             f"connector-ref {name!r} names no connector{why}: the broker logs 'Static connector "
                              "not found' and leaves it out of the pool", section=section)
+
+
+def _ref_reason(name: str, names: set[str]) -> str:
+    """Why a reference the user probably meant as an existing name does not match one."""
+    trimmed = java_trim(name)
+    if trimmed != name and trimmed in names:
+        return (f" (the broker does not trim static connector-refs: {name!r} is not {trimmed!r}; "
+                "remove the whitespace)")
+    if name.strip() in names:
+        return f" (it holds a character Java's trim keeps, such as a no-break space: {name!r})"
+    return ""
 
 
 def _schema_dangling(ctx: Context) -> set[tuple[str, int]]:
@@ -403,42 +462,55 @@ def _acceptor_routers(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic
 
 def _cluster_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
     connectors = connector_names(config)
-    for cc, el in cluster_elements(config):
+    for cc in real_cluster_connections(config):
         if cc.uri is not None or cc.connector_ref is None:
             continue  # -uri forms, and a router pool's <cluster-connection> (see real_cluster_connections)
         section = f"cluster-connection {cc.name}"
         field = cc.fields.get("connector-ref")
+        if not cc.connector_ref:
+            continue  # an empty <connector-ref> stops the broker: AR311 says so
         if cc.connector_ref not in connectors:
             yield ctx.report("AR206", field.pos if field else cc.pos,
-                             f"connector-ref '{cc.connector_ref}' names no connector: the broker skips the "
-                             f"whole cluster connection '{cc.name}'", section=section)
-        for name, pos in _static_refs(ctx, cc, el):
-            if name not in connectors:
+                             f"connector-ref {cc.connector_ref!r} names no connector"
+                             f"{_ref_reason(cc.connector_ref, connectors)}: the broker skips the whole cluster "
+                             f"connection '{cc.name}'", section=section)
+            continue  # the broker reads nothing more of it
+        for name, pos in _static_refs(cc):
+            if name is None:
+                yield ctx.report("AR206", pos, "<connector-ref> has no text: the broker reads its first child node, "
+                                 "gets none and fails with a NullPointerException (it does not start)",
+                                 section=section)
+            elif name not in connectors:
                 yield ctx.report("AR206", pos,
-                                 f"static connector-ref '{name}' names no connector: the broker drops the whole "
-                                 "static list and connects to none of the listed brokers", section=section)
+                                 f"static connector-ref {name!r} names no connector{_ref_reason(name, connectors)}: "
+                                 "the broker drops the whole static list and connects to none of the listed brokers",
+                                 section=section)
 
 
-def _static_refs(ctx: Context, cc: ClusterConnection, el: etree._Element | None) -> list[tuple[str, Pos]]:
+def _static_refs(cc: ClusterConnection) -> list[tuple[str | None, Pos]]:
     if cc.discovery_group is not None:
         return []
-    if el is None:
-        return [(name, cc.static_connectors_pos or cc.pos) for name in cc.static_connectors]
-    return [(text_content(ref).strip(), ctx.locate(ref))
-            for static in child_elements(el, "static-connectors")
-            for ref in child_elements(static, "connector-ref")]
+    return _refs(cc.static_connectors, cc.static_connector_pos, cc.static_connector_empty)
 
 
 def _broadcast_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
     connectors = connector_names(config)
     for bg in config.broadcast_groups:
-        for name in bg.connector_refs:
-            if name not in connectors:
-                field = bg.fields.get("connector-ref")
-                yield ctx.report("AR207", field.pos if field else bg.pos,
-                                 f"connector-ref '{name}' names no connector: the broker does not create "
-                                 f"broadcast group '{bg.name}', so this broker is never announced",
-                                 section=f"broadcast-group {bg.name}")
+        if not bg.connector_refs:
+            continue
+        section = f"broadcast-group {bg.name}"
+        first = bg.connector_refs[0]
+        if len(bg.written_refs) > 1:
+            others = [ref for ref in bg.written_refs[1:] if ref != first]
+            lost = f"; {', '.join(repr(r) for r in dict.fromkeys(others))} never" if others else ""
+            yield ctx.report("AR209", bg.connector_ref_pos[1],
+                             f"broadcast group '{bg.name}' has {len(bg.written_refs)} <connector-ref>s: the broker "
+                             f"reads the first one for each, so it announces {first!r} {len(bg.written_refs)} "
+                             f"times{lost}", section=section)
+        if first and first not in connectors:
+            yield ctx.report("AR207", bg.connector_ref_pos[0],
+                             f"connector-ref {first!r} names no connector: the broker does not create "
+                             f"broadcast group '{bg.name}', so this broker is never announced", section=section)
 
 
 def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
@@ -467,27 +539,27 @@ def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
 
 
 def _duplicate_acceptors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
-    if config.core is None:
-        return
-    first: dict[str, tuple[etree._Element, str]] = {}
-    for el in config.core.iter("{*}acceptor"):
-        parent = el.getparent()
-        if parent is None or local(parent) != "acceptors":
-            continue
-        name = el.get("name") or ""
-        url = "".join(el.itertext()).strip()
+    """The broker keeps acceptors in a HashSet (TransportConfiguration.equals: name, factory, params,
+    extraProps) and then maps them by name: equal ones count once, others with one name throw."""
+    first: dict[str, Acceptor] = {}
+    for acceptor in config.acceptors:
+        name = acceptor.name
         if name not in first:
-            first[name] = (el, url)
+            first[name] = acceptor
             continue
-        pos = ctx.locate(el)
-        first_el, first_url = first[name]
-        where = ctx.locate(first_el)
-        if url == first_url:
-            yield ctx.report("AR208", pos,
-                             f"acceptor '{name}' is written twice (first at line {where.line}); the broker counts it "
-                             "once", section=f"acceptor {name}")
+        earlier = first[name]
+        section = f"acceptor {name}"
+        if _same_transport(acceptor, earlier):
+            yield ctx.report("AR208", acceptor.pos,
+                             f"acceptor '{name}' is written twice (first at line {earlier.pos.line}); the broker reads "
+                             "the same transport parameters and counts it once", section=section)
         else:
-            yield ctx.report("AR208", pos,
-                             f"acceptor name '{name}' is already used at line {where.line} with another URL: the "
-                             "broker fails at start-up (duplicate acceptor name)", section=f"acceptor {name}",
-                             severity=Severity.ERROR)
+            yield ctx.report("AR208", acceptor.pos,
+                             f"acceptor name '{name}' is already used at line {earlier.pos.line} with other "
+                             "transport parameters: the broker fails at start-up (duplicate acceptor name)",
+                             section=section, severity=Severity.ERROR)
+
+
+def _same_transport(a: Acceptor, b: Acceptor) -> bool:
+    return (a.url.kind == b.url.kind and dict(a.url.params) == dict(b.url.params)
+            and dict(a.url.extra_props) == dict(b.url.extra_props))

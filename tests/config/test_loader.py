@@ -212,9 +212,12 @@ def test_bundled_sample_equals_samples_broker_xml() -> None:
 def test_transport_urls_read_like_the_broker() -> None:
     from artemis_routing_cli.config.urls import parse_transport_url
 
-    spaced = parse_transport_url("tcp://0.0.0.0:61616?router=r;\n      protocols=CORE,AMQP&sslEnabled=true")
+    spaced = parse_transport_url("tcp://0.0.0.0:61616?router=r;\n      protocols=CORE,AMQP&sslEnabled=true", "acceptor")
     assert (spaced.host, spaced.port) == ("0.0.0.0", 61616)  # whitespace removed, ; and & both split
-    assert dict(spaced.params) == {"router": "r", "protocols": "CORE,AMQP", "sslEnabled": "true"}
-    assert parse_transport_url("tcp://[::1]:5672").host == "::1"
+    # the transport parameters: scheme (acceptors only), host and port as text, then the query
+    assert dict(spaced.params) == {"scheme": "tcp", "host": "0.0.0.0", "port": "61616", "router": "r",
+                                   "protocols": "CORE,AMQP", "sslEnabled": "true"}
+    assert parse_transport_url("tcp://[::1]:5672").host == "[::1]"  # java.net.URI keeps the brackets
+    assert parse_transport_url("tcp://[::1]:5672").socket_host == "::1"
     assert parse_transport_url("tcp://h?port=61617&host=other").host_port == "other:61617"
     assert parse_transport_url("tcp://h").port == -1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from artemis_routing_cli.diagnostics import Diagnostic
@@ -18,9 +19,18 @@ def wrap(fragment: str) -> str:
             f"{fragment}\n</core></configuration>\n")
 
 
+def is_whole_file(fragment: str) -> bool:
+    """An example that is a whole broker.xml (it starts with the XML declaration) is not wrapped."""
+    return fragment.lstrip("\ufeff").startswith("<?xml")
+
+
 def lint_fragment(tmp_path: Path, fragment: str, settings: LintSettings | None = None) -> list[Diagnostic]:
     path = tmp_path / "broker.xml"
-    path.write_text(wrap(fragment), encoding="utf-8")
+    if is_whole_file(fragment):  # written in the encoding it declares
+        m = re.search(r'encoding="([^"]+)"', fragment)
+        path.write_bytes(fragment.encode(m.group(1) if m else "utf-8"))
+    else:
+        path.write_text(wrap(fragment), encoding="utf-8")
     return lint_path(str(path), settings).diagnostics
 
 

@@ -32,3 +32,27 @@ def test_cache_persisted(tmp_path) -> None:
     frag = """<connection-routers><connection-router name="r"><cache><persisted>1</persisted></cache>
   <local-target-filter>x</local-target-filter></connection-router></connection-routers>"""
     assert len(only(lint_fragment(tmp_path, frag), "AR313")) == 1
+
+
+def test_attribute_still_checked_when_a_router_pool_names_a_cluster_connection(tmp_path) -> None:
+    """A pool's <cluster-connection> element is not a cluster connection of the model: the elements and
+    the model must still line up, or the attribute check silently disappears."""
+    frag = """<connectors><connector name="a">tcp://a:61616</connector><connector name="b">tcp://b:61616</connector>
+</connectors>
+<cluster-connections><cluster-connection name="cc"><connector-ref>a</connector-ref>
+  <static-connectors allow-direct-connections-only="yes"><connector-ref>b</connector-ref></static-connectors>
+</cluster-connection></cluster-connections>
+<connection-routers><connection-router name="r"><policy name="CONSISTENT_HASH"/>
+  <pool><cluster-connection>cc</cluster-connection></pool></connection-router></connection-routers>"""
+    [d] = only(lint_fragment(tmp_path, frag), "AR313")
+    assert d.line == 5 and 'allow-direct-connections-only="yes"' in d.message
+
+
+def test_element_with_a_no_break_space_is_false() -> None:
+    from artemis_routing_cli.config import LoadOptions, load_text
+    from tests.conftest import broker_xml
+
+    frag = """<diverts><divert name="d"><address>a</address><forwarding-address>b</forwarding-address>
+  <exclusive>\u00a0true</exclusive></divert></diverts>"""
+    cfg = load_text(broker_xml(frag), LoadOptions(environ={}))
+    assert cfg.diverts[0].exclusive is False  # String.trim keeps U+00A0: "\u00a0true" is not "true"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from artemis_routing_cli.linting import LintSettings
 
 from .helpers import lint_fragment, only
@@ -29,3 +31,21 @@ def test_ar702_acceptor(tmp_path) -> None:
     frag = '<acceptors><acceptor name="a">tcp://0.0.0.0:port?router=r</acceptor></acceptors>'
     [d] = only(lint_fragment(tmp_path, frag), "AR702")
     assert "cannot listen" in d.message and d.line == 2
+
+
+@pytest.mark.parametrize("token", ["${}", "${ }", "${:61616}", "${ : x }"])
+def test_ar705_empty_property_name(tmp_path, token: str) -> None:
+    frag = f'<acceptors><acceptor name="a">tcp://0.0.0.0:{token}</acceptor></acceptors>'
+    [d] = only(lint_fragment(tmp_path, frag), "AR705")
+    assert d.severity.value == "error" and token in d.message and d.line == 2
+    assert only(lint_fragment(tmp_path, frag), "AR701") == []
+
+
+def test_ar705_inside_a_comment_too(tmp_path) -> None:
+    assert only(lint_fragment(tmp_path, "<!-- port: ${} -->"), "AR705")
+
+
+def test_ar705_not_for_a_no_break_space_name(tmp_path) -> None:
+    """String.trim keeps U+00A0, so the name is not empty (an unset property, AR701)."""
+    diags = lint_fragment(tmp_path, "<!-- ${\u00a0} -->")
+    assert only(diags, "AR705") == [] and only(diags, "AR701")

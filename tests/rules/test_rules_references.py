@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from artemis_routing_cli.diagnostics import Severity
 
 from .helpers import lint_fragment, only
@@ -119,3 +121,100 @@ def test_ar208_acceptors(tmp_path) -> None:
     other = same.replace("61616</acceptor>\n</acceptors>", "61617</acceptor>\n</acceptors>")
     diags = only(lint_fragment(tmp_path, other), "AR208")
     assert [(d.severity, d.line) for d in diags] == [(Severity.ERROR, 4)]
+
+
+def test_ar201_static_refs_are_not_trimmed(tmp_path) -> None:
+    diags = only(lint_fragment(tmp_path, CONNECTORS + "\n" + static_router(" b1 ", "b2")), "AR201")
+    [d] = diags
+    assert d.severity is Severity.WARNING and "' b1 '" in d.message and "does not trim" in d.message
+
+
+def test_ar201_whitespace_on_every_ref_refuses_everything(tmp_path) -> None:
+    diags = only(lint_fragment(tmp_path, CONNECTORS + "\n" + static_router("\n  b1\n  ")), "AR201")
+    assert [d.severity for d in diags] == [Severity.ERROR] and "no target" in diags[0].message
+
+
+def test_ar201_a_comment_first_becomes_the_name(tmp_path) -> None:
+    [d] = only(lint_fragment(tmp_path, CONNECTORS + "\n" + static_router("<!--main-->b1", "b2")), "AR201")
+    assert "'main'" in d.message
+
+
+def test_ar201_empty_ref_stops_the_broker(tmp_path) -> None:
+    frag = CONNECTORS + "\n" + static_router("b1").replace("<connector-ref>b1</connector-ref>",
+                                                           "<connector-ref>b1</connector-ref><connector-ref/>")
+    diags = only(lint_fragment(tmp_path, frag), "AR201")
+    assert [d.severity for d in diags] == [Severity.ERROR] and "NullPointerException" in diags[0].message
+
+
+def test_ar201_quiet_for_exact_names(tmp_path) -> None:
+    assert only(lint_fragment(tmp_path, CONNECTORS + "\n" + static_router("b1", "b2", "b1")), "AR201") == []
+
+
+def _cluster(connector_ref: str, *static: str) -> str:
+    refs = "".join(f"<connector-ref>{r}</connector-ref>" for r in static)
+    members = f"<static-connectors>{refs}</static-connectors>" if static else ""
+    return (f"<cluster-connections><cluster-connection name=\"cc\"><connector-ref>{connector_ref}</connector-ref>"
+            f"{members}</cluster-connection></cluster-connections>")
+
+
+def test_ar206_static_refs_are_not_trimmed(tmp_path) -> None:
+    [d] = only(lint_fragment(tmp_path, CONNECTORS + _cluster("b1", " b2")), "AR206")
+    assert "' b2'" in d.message and "drops the whole static list" in d.message and "does not trim" in d.message
+
+
+def test_ar206_own_connector_ref_is_trimmed_but_not_a_no_break_space(tmp_path) -> None:
+    assert only(lint_fragment(tmp_path, CONNECTORS + _cluster(" b1 ", "b2")), "AR206") == []  # getString trims
+    [d] = only(lint_fragment(tmp_path, CONNECTORS + _cluster("\u00a0b1", "b2")), "AR206")
+    assert "no-break space" in d.message
+
+
+def test_ar206_empty_static_ref(tmp_path) -> None:
+    frag = CONNECTORS + _cluster("b1", "b2").replace("</static-connectors>", "<connector-ref/></static-connectors>")
+    [d] = only(lint_fragment(tmp_path, frag), "AR206")
+    assert "NullPointerException" in d.message
+
+
+def test_ar203_cluster_connection_with_unknown_discovery_group_is_not_deployed(tmp_path) -> None:
+    frag = CONNECTORS + """
+<broadcast-groups><broadcast-group name="bg"><group-address>231.7.7.7</group-address><group-port>9876</group-port>
+  <connector-ref>b1</connector-ref></broadcast-group></broadcast-groups>
+<cluster-connections><cluster-connection name="cc"><connector-ref>b1</connector-ref>
+  <discovery-group-ref discovery-group-name="bg"/></cluster-connection></cluster-connections>
+<connection-routers><connection-router name="r1"><policy name="CONSISTENT_HASH"/>
+  <pool><cluster-connection>cc</cluster-connection></pool></connection-router></connection-routers>"""
+    diags = lint_fragment(tmp_path, frag)
+    [d] = only(diags, "AR203")
+    assert "discovery-group-ref> names no discovery group ('bg')" in d.message and d.severity is Severity.ERROR
+    assert only(diags, "AR202")  # the cluster connection's own reference
+
+
+def _broadcast(*refs: str) -> str:
+    body = "".join(f"<connector-ref>{r}</connector-ref>" for r in refs)
+    return (f"<broadcast-groups><broadcast-group name=\"bg\"><group-address>231.7.7.7</group-address>"
+            f"<group-port>9876</group-port>{body}</broadcast-group></broadcast-groups>")
+
+
+def test_ar209_and_ar207_read_only_the_first_ref(tmp_path) -> None:
+    diags = lint_fragment(tmp_path, CONNECTORS + _broadcast("b1", "nope"))
+    assert only(diags, "AR207") == []  # 'nope' is never looked up
+    [d] = only(diags, "AR209")
+    assert "announces 'b1' 2 times; 'nope' never" in d.message
+    diags = lint_fragment(tmp_path, CONNECTORS + _broadcast("nope", "b1"))
+    assert len(only(diags, "AR207")) == 1 and "'nope'" in only(diags, "AR207")[0].message
+
+
+def test_ar209_quiet_with_one_ref(tmp_path) -> None:
+    assert only(lint_fragment(tmp_path, CONNECTORS + _broadcast("b1")), "AR209", "AR207") == []
+
+
+@pytest.mark.parametrize(("second", "severity"), [
+    ("tcp://0.0.0.0:61616?protocols=CORE;router=r", Severity.WARNING),  # the same parameters, other order
+    ("tcp://0.0.0.0:61616?router=r&amp;protocols=CORE", Severity.WARNING),  # & instead of ;
+    ("tcp://0.0.0.0:61616?router=r;protocols=AMQP", Severity.ERROR),
+    ("tcp://0.0.0.0:61616?router=r;protocols=CORE;amqpCredits=1", Severity.ERROR),  # extraProps count too
+])
+def test_ar208_acceptors_compared_by_transport_parameters(tmp_path, second: str, severity: Severity) -> None:
+    frag = (f'<acceptors><acceptor name="a">tcp://0.0.0.0:61616?router=r;protocols=CORE</acceptor>'
+            f'<acceptor name="a">{second}</acceptor></acceptors>')
+    [d] = only(lint_fragment(tmp_path, frag), "AR208")
+    assert d.severity is severity

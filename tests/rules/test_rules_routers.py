@@ -87,3 +87,9 @@ def test_ar315_and_ar316_blank_filters(tmp_path) -> None:
     assert [d.line for d in only(diags, "AR316")] == [8]
     assert [d.line for d in only(diags, "AR315")] == [9]
     assert only(diags, "AR309", "AR310") == []
+
+
+def test_a_no_break_space_filter_is_not_blank(tmp_path) -> None:
+    """The broker trims with String.trim, which keeps U+00A0: the filter is the one-character pattern."""
+    diags = lint_fragment(tmp_path, router("<local-target-filter>\u00a0</local-target-filter>"))
+    assert only(diags, "AR315") == []

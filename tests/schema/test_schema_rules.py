@@ -344,3 +344,17 @@ def test_reference_to_a_missing_discovery_group() -> None:
 def test_reference_to_a_defined_discovery_group() -> None:
     assert check_fragment('<discovery-groups><discovery-group name="dg1"/></discovery-groups>\n' + router(
         '    <pool><discovery-group-ref discovery-group-name="dg1"/></pool>')) == []
+
+
+# ------------------------------------------------------------------ xml:* attributes
+
+
+def test_xml_id_is_not_one_of_the_brokers_special_attributes() -> None:
+    """The broker's xml:specialAttrs group holds xml:base, xml:lang and xml:space only."""
+    diags = check_fragment(DIVERT.format(body="    <address>a</address><forwarding-address>b</forwarding-address>")
+                           .replace('<divert name="d1">', '<divert name="d1" xml:id="d1">'))
+    assert [d.rule for d in diags] == ["AR104"]
+    for attr in ('xml:lang="en"', 'xml:space="preserve"', 'xml:base="x.xml"'):
+        ok = DIVERT.format(body="    <address>a</address><forwarding-address>b</forwarding-address>").replace(
+            '<divert name="d1">', f'<divert name="d1" {attr}>')
+        assert check_fragment(ok) == [], attr

@@ -1,0 +1,228 @@
+"""Reading lxml elements the way the broker's DOM code reads them.
+
+The broker's FileConfigurationParser uses ``getElementsByTagName`` (first matching *descendant*),
+``getTextContent().trim()`` (Java's trim: chars <= U+0020 only), and in a few places
+``getChildNodes().item(0).getNodeValue()``: the *first child node*, which may be a comment, a
+CDATA section or a text node that ends where a comment or CDATA section begins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from lxml import etree
+
+from ..javastr import JAVA_TRIMMED, java_parse_boolean, java_parse_double, java_parse_integer, java_trim
+from .model import FieldValue
+from .positions import Locator
+
+
+def local(el: etree._Element) -> str:
+    tag = el.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+def text_content(el: etree._Element) -> str:
+    """Java's Node.getTextContent(): all descendant text, comments and PIs left out."""
+    if not len(el):
+        return (el.text or "") if isinstance(el.tag, str) else ""
+    parts: list[str] = [el.text or ""] if isinstance(el.tag, str) else []
+    for child in el:
+        if isinstance(child.tag, str):
+            parts.append(text_content(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _element_text(el: etree._Element) -> str:
+    """:func:`text_content` of an element (not a comment or PI)."""
+    if not len(el):
+        return el.text or ""
+    return text_content(el)
+
+
+def child_elements(el: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
+    """Element children (any namespace), optionally only those with local name ``name``."""
+    return el.iterchildren("{*}" + name if name is not None else etree.Element)
+
+
+def descendants(el: etree._Element, name: str) -> Iterator[etree._Element]:
+    """Like the broker's getElementsByTagName: every descendant with this name, document order."""
+    return el.iterdescendants("{*}" + name)
+
+
+def first_descendant(el: etree._Element, name: str) -> etree._Element | None:
+    return next(descendants(el, name), None)
+
+
+def java_bool(text: str) -> bool:
+    """XMLUtil.parseBoolean: the trimmed text is ``true`` in any case."""
+    return java_parse_boolean(java_trim(text))
+
+
+def java_int(text: str, bits: int = 32) -> int | None:
+    """XMLUtil.parseInt / parseLong: the trimmed text through Integer.parseInt / Long.parseLong; else None."""
+    return java_parse_integer(java_trim(text), bits=bits)
+
+
+def java_double(text: str) -> float | None:
+    """XMLUtil.parseDouble: Double.parseDouble of the trimmed text; else None."""
+    return java_parse_double(text)
+
+
+class ChildFields(Mapping[str, FieldValue]):
+    """An element's child elements by local name, in document order: for each name the trimmed text
+    and position of its first occurrence and how many there are.
+
+    Text and position are read when a name is first looked up: most are never asked for.
+    """
+
+    __slots__ = ("_first", "_count", "_values", "_locator", "_nested", "_repeated")
+
+    def __init__(self, el: etree._Element, locator: Locator) -> None:
+        first: dict[str, etree._Element] = {}
+        count: dict[str, int] = {}
+        nested = False
+        children = 0
+        for child in el.iterchildren(etree.Element):
+            children += 1
+            name = child.tag.rpartition("}")[2]  # an Element's tag is always a string
+            if name in first:
+                count[name] += 1
+            else:
+                first[name] = child
+                count[name] = 1
+            if not nested and len(child):
+                nested = True
+        self._first = first
+        self._count = count
+        self._values: dict[str, FieldValue] = {}
+        self._locator = locator
+        self._nested = nested  # whether some child has children (comments count) of its own
+        self._repeated = children != len(first)
+
+    def element(self, name: str) -> etree._Element | None:
+        """The first child element called ``name`` (any namespace), or None."""
+        return self._first.get(name)
+
+    def count(self, name: str) -> int:
+        """How many child elements are called ``name`` (0 when none)."""
+        return self._count.get(name, 0)
+
+    @property
+    def repeated(self) -> bool:
+        """Whether some name occurs more than once among the child elements."""
+        return self._repeated
+
+    def __getitem__(self, name: str) -> FieldValue:
+        value = self._values.get(name)
+        if value is None:  # the same value whoever reads it first
+            child = self._first[name]
+            value = FieldValue(_element_text(child).strip(JAVA_TRIMMED), self._locator.locate(child), self._count[name])
+            self._values[name] = value
+        return value
+
+    def get(self, name: str, default: FieldValue | None = None) -> FieldValue | None:  # type: ignore[override]
+        return self[name] if name in self._first else default
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._first
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._first)
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def __repr__(self) -> str:
+        return f"ChildFields({dict(self)!r})"
+
+
+class Reader:
+    """Reads one element's settings as the broker does (getElementsByTagName(..).item(0), trimmed
+    with String.trim), remembering where each came from."""
+
+    def __init__(self, el: etree._Element, locator: Locator) -> None:
+        self.el = el
+        self.locator = locator
+        self.fields = ChildFields(el, locator)
+        # Without grandchildren the descendants are the children: their first occurrences are known.
+        self._first: dict[str, etree._Element] | None = None if self.fields._nested else self.fields._first
+
+    def element(self, name: str) -> etree._Element | None:
+        """The first descendant called ``name`` (getElementsByTagName(name).item(0)), or None."""
+        first = self._first
+        if first is None:  # one pass over the (small) subtree answers every later question
+            first = {}
+            for d in self.el.iterdescendants(etree.Element):
+                first.setdefault(d.tag.rpartition("}")[2], d)
+            self._first = first
+        return first.get(name)
+
+    def string(self, name: str, default: str | None = None) -> str | None:
+        """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
+        first = self._first
+        found = first.get(name) if first is not None else self.element(name)  # (inlined: read very often)
+        if found is None:
+            return default
+        if not len(found):  # the common case: a leaf
+            text = found.text
+            return text.strip(JAVA_TRIMMED) if text else ""
+        return text_content(found).strip(JAVA_TRIMMED)
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self.string(name)
+        return default if value is None else java_bool(value)
+
+    def integer(self, name: str, default: int, bits: int = 32) -> int:
+        """The element's number (even one the broker would then reject); ``default`` when absent or
+        not a number at all."""
+        value = self.string(name)
+        if value is None:
+            return default
+        parsed = java_int(value, bits)
+        return default if parsed is None else parsed
+
+    def double(self, name: str, default: float) -> float:
+        value = self.string(name)
+        parsed = java_double(value) if value is not None else None
+        return default if parsed is None else parsed
+
+
+_ENTITY = re.compile(r"&(?:(amp)|(lt)|(gt)|(quot)|(apos)|#([0-9]+)|#x([0-9A-Fa-f]+));")
+_ENTITY_TEXT = {1: "&", 2: "<", 3: ">", 4: '"', 5: "'"}
+
+
+def _unescape(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        if m.group(6):
+            return chr(int(m.group(6)))
+        if m.group(7):
+            return chr(int(m.group(7), 16))
+        return _ENTITY_TEXT[m.lastindex or 1]
+    return _ENTITY.sub(one, text) if "&" in text else text
+
+
+def first_child_value(el: etree._Element, cdata: bool = False) -> str | None:
+    """``el.getChildNodes().item(0).getNodeValue()``: the first child node's text, or None where
+    Java gets null (no child at all, or an element first: the broker then fails with a
+    NullPointerException). A comment or processing instruction gives its own text. ``cdata``: the
+    document has CDATA sections, which lxml joins to the text around them; then the element is
+    serialized to see where the first text node ends."""
+    text = el.text
+    if text:
+        if not cdata:
+            return text
+        raw = etree.tostring(el, encoding="unicode", with_tail=False)
+        body = raw[raw.index(">") + 1:]
+        if body.startswith("<![CDATA["):
+            return body[9:body.index("]]>")]
+        end = body.find("<")
+        return _unescape(body if end < 0 else body[:end])
+    if not len(el):
+        return None
+    first = el[0]
+    if first.tag is etree.Comment or first.tag is etree.ProcessingInstruction:
+        return first.text or ""
+    return None
