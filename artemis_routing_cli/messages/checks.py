@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from ..config.model import BrokerConfig, Divert
-from .cluster import java_split
+from ..javastr import java_split, java_trim
 from .flow import active_diverts, forwarding_targets
 from .selector import (
     FilterSyntaxError,
@@ -91,7 +91,7 @@ def _composite_problems(divert: Divert) -> list[Problem]:
     if not raw or "," not in raw:
         return []
     problems: list[Problem] = []
-    kept = [part.strip() for part in java_split(raw)]
+    kept = [java_trim(part) for part in java_split(raw)]
     if any(part == "" for part in kept):
         problems.append((divert, "composite-empty",
                          f"forwarding-address {raw!r} has an empty entry: a copy goes to the empty address"))

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config.model import BrokerConfig, Divert
-from .cluster import cluster_matches, java_split
+from ..javastr import java_split, java_trim
+from .cluster import cluster_matches
 from .message import Message
 from .selector import FilterSyntaxError, parse_optional_filter
 
@@ -113,7 +114,7 @@ def forwarding_targets(divert: Divert) -> list[str]:
     """The addresses a divert forwards to, as the broker splits them (trailing empties dropped)."""
     if divert.forwarding_address is None:
         return []
-    return [part.strip() for part in java_split(divert.forwarding_address)]
+    return [java_trim(part) for part in java_split(divert.forwarding_address)]
 
 
 def active_diverts(config: BrokerConfig) -> list[Divert]:

@@ -177,3 +177,10 @@ def test_fan_out_is_bounded_with_a_warning(broker) -> None:
     result = simulate_message(cfg, "a0", Message(address="a0"))
     assert len(result.deliveries) <= MAX_COPIES
     assert any("fans out" in w for w in result.warnings)
+
+
+def test_forwarding_entries_are_trimmed_as_java_trims(broker):
+    """String.trim() drops only chars <= U+0020: a no-break space pasted from a web page stays."""
+    config = broker([divert_xml("d", "in", "a ,\t b,\u00a0c\u00a0,")])
+    result = simulate_message(config, "in", Message())
+    assert [d.address for d in result.deliveries if d.via] == ["a", "b", "\u00a0c\u00a0"]
