@@ -1,13 +1,14 @@
 """Load-test ``arouter serve`` on loopback (run by hand, never from the test suite).
 
-    python bench/serve_bench.py [--seconds 5] [--concurrency 16] [--rate 5000] [--idle 10000] [--uvloop]
-                                [--python-loadgen]
+    python bench/serve_bench.py [--seconds 5] [--concurrency 16] [--rate 5000] [--idle 10000]
+                                [--loop auto|asyncio|uvloop] [--python-loadgen]
 
-Measures, in one run and on the same machine, for two bare asyncio servers that accept, read
-once and close (the floor any Python listener pays for a connection: one with asyncio streams
-and a task per connection, one with a bare ``asyncio.Protocol``) and for ``arouter serve``
-redirecting MQTT 5 (CONNECT) and AMQP (header + Open, no SASL) clients with a CONSISTENT_HASH
-CLIENT_ID router:
+Measures, in one run and on the same machine, for bare servers that accept, read once and close
+(the floor any Python listener pays for a connection: asyncio streams with a task per connection
+and a bare ``asyncio.Protocol`` on asyncio's loop, and a bare Protocol on uvloop when it is
+installed) and for ``arouter serve`` redirecting MQTT 5 (CONNECT) and AMQP (header + Open, no
+SASL) clients with a CONSISTENT_HASH CLIENT_ID router, on the event loop ``arouter serve`` uses by
+default (``--loop auto``: uvloop when installed) and on asyncio's own loop:
 
 * throughput: ``--concurrency`` clients in a closed loop (connect, hello, wait for the close);
 * latency at a fixed offered rate (``--rate`` connections per second, open loop): each
@@ -22,9 +23,11 @@ Every server runs in its own process and the load generator in another one. The 
 is ``bench/loadgen/loadgen.c`` (one epoll loop, a few microseconds per connection), compiled with
 gcc at bench time, so on a 2-core machine it leaves the other core to the server; without gcc,
 or with ``--python-loadgen``, an asyncio generator in Python does the same (and competes with the
-server for CPU: its own scheduling delays show up as latency). ``--uvloop`` uses uvloop in every process when it is
-installed (it is optional; the report says which loop ran). RLIMIT_NOFILE is raised to the hard
-limit everywhere.
+server for CPU: its own scheduling delays show up as latency; it runs on the default loop too).
+``--loop`` picks the loop of the first ``arouter serve`` rows as ``arouter serve --loop`` does
+(``--uvloop`` is ``--loop uvloop``); the asyncio rows follow unless that is asyncio already. The
+idle-connection step runs against the first server. RLIMIT_NOFILE is raised to the hard limit
+everywhere.
 """
 
 from __future__ import annotations
@@ -47,8 +50,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from artemis_routing_cli.errors import UsageError  # noqa: E402
 from artemis_routing_cli.protocols.amqp import AMQP_HEADER, Open, encode_open  # noqa: E402
 from artemis_routing_cli.protocols.mqtt import MqttClient  # noqa: E402
+from artemis_routing_cli.serve.loops import LOOPS, choose_loop, uvloop_version  # noqa: E402
 
 BROKER_XML = """<?xml version="1.0" encoding="UTF-8"?>
 <configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">
@@ -74,24 +79,9 @@ def raise_nofile() -> int:
     return hard
 
 
-def run_loop(main: Callable[[], object], use_uvloop: bool) -> object:
-    """asyncio.run, on uvloop when asked for and installed."""
-    if use_uvloop:
-        try:
-            import uvloop  # type: ignore[import-not-found]
-        except ImportError:
-            pass
-        else:
-            return uvloop.run(main())  # type: ignore[no-any-return]
-    return asyncio.run(main())  # type: ignore[arg-type]
-
-
-def uvloop_available() -> bool:
-    try:
-        import uvloop  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def run_loop(main: Callable[[], object], loop_name: str) -> object:
+    """asyncio.run on ``loop_name`` ("asyncio" or "uvloop"), as ``arouter serve --loop`` runs."""
+    return choose_loop(loop_name).run(main())  # type: ignore[arg-type]
 
 
 def free_port() -> int:
@@ -125,7 +115,7 @@ def wait_listening(port: int) -> None:
 
 
 # -- servers (child processes) ---------------------------------------------------------------------
-def run_arouter(config: str, port: int, use_uvloop: bool) -> None:
+def run_arouter(port: int, loop_name: str, config: str) -> None:
     raise_nofile()
     from artemis_routing_cli.config import load
     from artemis_routing_cli.routing.targets import state_from_options
@@ -137,10 +127,10 @@ def run_arouter(config: str, port: int, use_uvloop: bool) -> None:
                            handshake_timeout=300.0, max_connections=100_000)
     with open(os.devnull, "w") as sink:  # the route log is written (to /dev/null) as `arouter serve` writes it
         log = ServeLog("text", writer=BackgroundWriter(sink))
-        run_loop(lambda: run(load(config), options, log), use_uvloop)
+        run_loop(lambda: run(load(config), options, log), loop_name)
 
 
-def run_bare(port: int, use_uvloop: bool) -> None:
+def run_bare(port: int, loop_name: str) -> None:
     """accept, read once, close - with asyncio streams (a task per connection)."""
     raise_nofile()
 
@@ -153,7 +143,7 @@ def run_bare(port: int, use_uvloop: bool) -> None:
         async with server:
             await server.serve_forever()
 
-    run_loop(main, use_uvloop)
+    run_loop(main, loop_name)
 
 
 class _ReadOnceClose(asyncio.Protocol):
@@ -164,7 +154,7 @@ class _ReadOnceClose(asyncio.Protocol):
         self.transport.close()
 
 
-def run_bare_protocol(port: int, use_uvloop: bool) -> None:
+def run_bare_protocol(port: int, loop_name: str) -> None:
     """accept, read once, close - with a bare asyncio.Protocol (what serve's listeners build on)."""
     raise_nofile()
 
@@ -173,7 +163,7 @@ def run_bare_protocol(port: int, use_uvloop: bool) -> None:
         async with server:
             await server.serve_forever()
 
-    run_loop(main, use_uvloop)
+    run_loop(main, loop_name)
 
 
 def build_loadgen(tmp: str) -> str | None:
@@ -350,7 +340,7 @@ def generator(job: dict, results: multiprocessing.Queue) -> None:  # the Python 
         main = lambda: open_loop(job["port"], HELLOS[job["hello"]], job["seconds"], job["rate"])  # noqa: E731
     else:
         main = lambda: hold_idle(job["port"], job["count"], job["server_pid"])  # noqa: E731
-    results.put(run_loop(main, job["uvloop"]))
+    results.put(run_loop(main, job["loop"]))
 
 
 def in_generator(ctx: multiprocessing.context.SpawnContext, job: dict) -> dict:
@@ -368,18 +358,23 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16, help="closed-loop clients (throughput)")
     parser.add_argument("--rate", type=float, default=5000.0, help="offered connections/s (latency, open loop)")
     parser.add_argument("--idle", type=int, default=10_000)
-    parser.add_argument("--uvloop", action="store_true", help="use uvloop everywhere, if installed")
+    parser.add_argument("--loop", choices=LOOPS, default="auto",
+                        help="event loop of the first arouter serve rows, as arouter serve --loop (default auto)")
+    parser.add_argument("--uvloop", action="store_const", const="uvloop", dest="loop", help="same as --loop uvloop")
     parser.add_argument("--python-loadgen", action="store_true", help="the asyncio load generator, not the C one")
     args = parser.parse_args()
     hard = raise_nofile()
-    use_uvloop = args.uvloop and uvloop_available()
-    loop_name = "uvloop" if use_uvloop else "asyncio (default loop)"
-    if args.uvloop and not use_uvloop:
-        print("--uvloop: uvloop is not installed; running on the default asyncio loop")
+    try:
+        serve_loop = choose_loop(args.loop)
+    except UsageError as exc:  # --loop uvloop without uvloop
+        raise SystemExit(f"serve_bench: {exc}") from None
     tmp = tempfile.mkdtemp(prefix="arouter-bench-")
     loadgen = None if args.python_loadgen else build_loadgen(tmp)
     generator_name = "C (bench/loadgen/loadgen.c, epoll)" if loadgen else "Python asyncio"
-    print(f"RLIMIT_NOFILE {hard}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; event loop: {loop_name}")
+    uvloop = uvloop_version()
+    print(f"RLIMIT_NOFILE {hard}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; uvloop "
+          f"{uvloop or 'not installed'}; arouter serve rows on {serve_loop.name} ({serve_loop.reason})"
+          f"{' and on asyncio' if serve_loop.name != 'asyncio' else ''}")
     print(f"load generator: {generator_name}, separate process; closed loop with {args.concurrency} clients, "
           f"open loop at {args.rate:g}/s; {args.seconds:g}s each after {WARMUP_SECONDS}s warm-up")
     config = os.path.join(tmp, "broker.xml")
@@ -387,53 +382,60 @@ def main() -> None:
     payloads = {name: write_payloads(tmp, name, hello) for name, hello in HELLOS.items()}
 
     ctx = multiprocessing.get_context("spawn")
-    serve_port, bare_port, proto_port = free_port(), free_port(), free_port()
-    procs = {
-        serve_port: ctx.Process(target=run_arouter, args=(config, serve_port, use_uvloop), daemon=True),
-        bare_port: ctx.Process(target=run_bare, args=(bare_port, use_uvloop), daemon=True),
-        proto_port: ctx.Process(target=run_bare_protocol, args=(proto_port, use_uvloop), daemon=True),
-    }
-    for proc in procs.values():
+    # (name, server function, its event loop, its arguments after port and loop, the hellos of its rows)
+    servers: list[tuple[str, Callable[..., None], str, tuple[str, ...], tuple[str, ...]]] = [
+        ("bare asyncio streams: read+close", run_bare, "asyncio", (), ("mqtt",)),
+        ("bare asyncio Protocol: read+close", run_bare_protocol, "asyncio", (), ("mqtt",)),
+    ]
+    if uvloop is not None:
+        servers.append(("bare uvloop Protocol: read+close", run_bare_protocol, "uvloop", (), ("mqtt",)))
+    for loop_name in [serve_loop.name] + (["asyncio"] if serve_loop.name != "asyncio" else []):
+        servers.append(("arouter serve", run_arouter, loop_name, (config,), ("mqtt", "amqp")))
+    ports = [free_port() for _ in servers]
+    procs = [ctx.Process(target=target, args=(port, loop_name, *extra), daemon=True)
+             for port, (_, target, loop_name, extra, _) in zip(ports, servers, strict=True)]
+    for proc in procs:
         proc.start()
-    for port in procs:
+    for port in ports:
         wait_listening(port)
 
     def generate(job: dict) -> dict:
-        job = {**job, "seconds": args.seconds, "uvloop": use_uvloop}
+        job = {**job, "seconds": args.seconds, "loop": serve_loop.name}
         if loadgen is not None and job["kind"] in ("open", "closed"):
             return c_generator(loadgen, payloads[job["hello"]], job)
         return in_generator(ctx, job)
 
-    rows = (("bare asyncio streams: read+close", bare_port, "mqtt"),
-            ("bare asyncio Protocol: read+close", proto_port, "mqtt"),
-            ("arouter serve MQTT 5 redirect", serve_port, "mqtt"),
-            ("arouter serve AMQP redirect", serve_port, "amqp"))
+    names = {"mqtt": "MQTT 5 redirect", "amqp": "AMQP redirect"}
     try:
-        print(f"{'':34} {'closed-loop':>12} {'server CPU':>11} | {'open loop: achieved':>20} {'p50':>8} "
+        print(f"{'':42} {'closed-loop':>12} {'server CPU':>11} | {'open loop: achieved':>20} {'p50':>8} "
               f"{'p99':>8} {'max':>8} errors")
         base = None
-        for name, port, hello in rows:
-            pid = procs[port].pid
-            assert pid is not None
-            cpu_before = cpu_seconds(pid)
-            closed = generate({"kind": "closed", "port": port, "hello": hello, "concurrency": args.concurrency})
-            cpu_us = (cpu_seconds(pid) - cpu_before) * 1e6 / max(closed["total"], 1)
-            opened = generate({"kind": "open", "port": port, "hello": hello, "rate": args.rate})
-            base = base or closed
-            overhead = "" if closed is base else f"  ({closed['rate'] / base['rate']:.0%} of bare streams)"
-            print(f"{name:34} {closed['rate']:10.0f}/s {cpu_us:6.0f} us/conn | {opened['rate']:18.0f}/s "
-                  f"{opened['p50']:6.2f}ms "
-                  f"{opened['p99']:6.2f}ms {opened['max']:6.1f}ms {closed['errors'] + opened['errors']}{overhead}")
-        idle = generate({"kind": "idle", "port": serve_port, "count": args.idle,
-                         "server_pid": procs[serve_port].pid})
+        for port, proc, (name, target, loop_name, _, hellos) in zip(ports, procs, servers, strict=True):
+            for hello in hellos:
+                row = f"{name} {names[hello]} [{loop_name}]" if target is run_arouter else name
+                pid = proc.pid
+                assert pid is not None
+                cpu_before = cpu_seconds(pid)
+                closed = generate({"kind": "closed", "port": port, "hello": hello, "concurrency": args.concurrency})
+                cpu_us = (cpu_seconds(pid) - cpu_before) * 1e6 / max(closed["total"], 1)
+                opened = generate({"kind": "open", "port": port, "hello": hello, "rate": args.rate})
+                base = base or closed
+                overhead = "" if closed is base else f"  ({closed['rate'] / base['rate']:.0%} of bare streams)"
+                print(f"{row:42} {closed['rate']:10.0f}/s {cpu_us:6.0f} us/conn | {opened['rate']:18.0f}/s "
+                      f"{opened['p50']:6.2f}ms "
+                      f"{opened['p99']:6.2f}ms {opened['max']:6.1f}ms {closed['errors'] + opened['errors']}{overhead}")
+        # the idle connections: against the first arouter server (arouter serve's default loop)
+        port, proc = next((port, proc) for port, proc, server in zip(ports, procs, servers, strict=True)
+                          if server[1] is run_arouter)
+        idle = generate({"kind": "idle", "port": port, "count": args.idle, "server_pid": proc.pid})
         each = (idle["after"] - idle["before"]) * 1024 // max(idle["held"], 1)
-        print(f"idle connections held: {idle['held']}; listener RSS {idle['before'] // 1024} MiB -> "
-              f"{idle['after'] // 1024} MiB ({each} bytes each); a redirect meanwhile took "
+        print(f"idle connections held ({serve_loop.name}): {idle['held']}; listener RSS {idle['before'] // 1024} MiB "
+              f"-> {idle['after'] // 1024} MiB ({each} bytes each); a redirect meanwhile took "
               f"{idle['latency'] * 1000:.1f} ms")
     finally:
-        for proc in procs.values():
+        for proc in procs:
             proc.terminate()
-        for proc in procs.values():
+        for proc in procs:
             proc.join(10)
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -76,15 +76,17 @@ def serve_command(
                                         help="Open connections per listener (an acceptor's connectionsAllowed "
                                              "lowers it)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
+    loop: str = typer.Option("auto", "--loop", help="Event loop: auto (uvloop when installed, else asyncio), "
+                                                    "asyncio or uvloop."),
 ) -> None:
     """Listen like a broker's redirecting acceptors and send each client where the router says."""
-    import asyncio
-
     from ..config import LoadOptions, load
     from ..routing.targets import state_from_options
     from ..serve.log import FORMATS, BackgroundWriter, ServeLog
+    from ..serve.loops import choose_loop
     from ..serve.server import ServeOptions, run
 
+    loop_choice = choose_loop(loop)
     if log_format not in FORMATS:
         raise UsageError(f"--log-format {log_format!r}: choose text or json")
     if handshake_timeout <= 0:
@@ -123,7 +125,7 @@ def serve_command(
     )
     log = ServeLog(log_format, writer=BackgroundWriter(sys.stderr))  # a slow stderr never stalls the listener
     try:
-        asyncio.run(run(cfg, options, log))
+        loop_choice.run(run(cfg, options, log, loop_choice.reason))
     except KeyboardInterrupt:
         pass
     finally:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 from artemis_routing_cli.errors import ProtocolError
 from artemis_routing_cli.protocols.amqp_types import (
@@ -363,8 +363,7 @@ def refusal_error(router: str, status: str) -> ErrorCondition:
 # Frame decoding
 
 
-@dataclass(frozen=True)
-class _Frame:
+class _Frame(NamedTuple):
     frame_type: int
     channel: int
     code: int | None  # performative code, None for an empty frame
@@ -523,6 +522,9 @@ def plain_response(username: str, password: str | bytes, authzid: str = "") -> b
 
 #: What ``_step`` returns for an empty frame, so heartbeats loop instead of recursing.
 _HEARTBEAT = object()
+#: The two header events (immutable, made once).
+_SASL_HEADER_RECEIVED = ProtocolHeaderReceived(sasl=True)
+_AMQP_HEADER_RECEIVED = ProtocolHeaderReceived(sasl=False)
 
 
 class ServerState(Enum):
@@ -577,11 +579,11 @@ class AmqpServer:
             if head == SASL_HEADER and state is ServerState.EXPECT_HEADER:
                 self._outgoing += SASL_HEADER + encode_sasl_mechanisms(self.mechanisms)
                 self.state = ServerState.SASL_EXPECT_INIT
-                return ProtocolHeaderReceived(sasl=True)
+                return _SASL_HEADER_RECEIVED
             if head == AMQP_HEADER:
                 self._outgoing += AMQP_HEADER
                 self.state = ServerState.EXPECT_OPEN
-                return ProtocolHeaderReceived(sasl=False)
+                return _AMQP_HEADER_RECEIVED
             raise ProtocolError(f"unsupported AMQP protocol header {head!r}")
         if state is ServerState.SASL_AWAIT_DECISION:
             return None  # keep pipelined bytes until the shell has decided

@@ -436,12 +436,20 @@ class _Reader:
         return chunk
 
     def byte(self) -> int:
-        return self.take(1)[0]
+        pos = self.pos
+        if pos >= len(self.data):
+            raise ProtocolError("AMQP value is truncated")
+        self.pos = pos + 1
+        return self.data[pos]
 
     def u32(self) -> int:
         return struct.unpack(">I", self.take(4))[0]
 
     def value(self, depth: int) -> object:
+        code = self.byte()
+        if code != DESCRIBED:  # the common case: a plain value, no descriptor list to build
+            return self.body(code, depth)
+        self.pos -= 1
         code, descriptors = self.constructor(depth)
         return _describe(descriptors, self.body(code, depth + len(descriptors)))
 
@@ -459,6 +467,15 @@ class _Reader:
     def body(self, code: int, depth: int) -> object:  # noqa: C901 - a flat type switch
         if code == NULL:
             return None
+        # the codes of a handshake first: strings, symbols, lists, maps, one-byte numbers
+        if code in (VBIN8, STR8, SYM8):
+            return self.variable(code, self.byte())
+        if code in (LIST8, MAP8, ARRAY8):
+            size = self.byte()
+            return self.compound(code, size, 1, depth)
+        one_byte = _ONE_BYTE_VALUES.get(code)
+        if one_byte is not None:
+            return one_byte[self.byte()]
         if code == TRUE:
             return True
         if code == FALSE:
@@ -494,13 +511,8 @@ class _Reader:
             return Char(chr(point))
         if code == UUID:
             return uuid.UUID(bytes=self.take(16))
-        if code in (VBIN8, STR8, SYM8):
-            return self.variable(code, self.byte())
         if code in (VBIN32, STR32, SYM32):
             return self.variable(code, self.u32())
-        if code in (LIST8, MAP8, ARRAY8):
-            size = self.byte()
-            return self.compound(code, size, 1, depth)
         if code in (LIST32, MAP32, ARRAY32):
             size = self.u32()
             return self.compound(code, size, 4, depth)
@@ -564,6 +576,14 @@ class _Reader:
         if etype is None:
             etype = type(items[0]) if items else object
         return Array(etype, items)
+
+
+#: The decoded value of every byte for the one-byte fixed-width codes (smallulong 0x10, ubyte...),
+#: built once: these are immutable ints, so sharing them changes nothing.
+_ONE_BYTE_VALUES: dict[int, tuple[object, ...]] = {
+    code: tuple(cls(struct.unpack(fmt, bytes((b,)))[0]) for b in range(256))
+    for code, (width, fmt, cls) in _FIXED.items() if width == 1
+}
 
 
 def _describe(descriptors: list[object], value: object) -> object:

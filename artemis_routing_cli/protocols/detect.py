@@ -61,16 +61,19 @@ def detect_protocol(first_bytes: bytes) -> str | None:
     if need_more(first_bytes):
         raise ValueError(f"need {NEEDED} bytes to detect a protocol, got {len(first_bytes)}")
     head = bytes(first_bytes[:NEEDED])
-    if head[:4] in _PROXY_PREFIXES:
-        raise ProtocolError("connection opened with a PROXY protocol header")
-    if is_http(head):
-        return None
-    if head.startswith(b"AMQP"):
-        return "AMQP"
-    if head.startswith(b"ARTEMIS"):
-        return "CORE"
-    if _is_mqtt(head):
-        return "MQTT"
+    if head[0] == _MQTT_CONNECT:
+        # no PROXY, HTTP, AMQP, CORE or STOMP opening starts with 0x10: only MQTT, or an OpenWire size
+        if _is_mqtt(head):
+            return "MQTT"
+    else:
+        if head[:4] in _PROXY_PREFIXES:
+            raise ProtocolError("connection opened with a PROXY protocol header")
+        if is_http(head):
+            return None
+        if head.startswith(b"AMQP"):
+            return "AMQP"
+        if head.startswith(b"ARTEMIS"):
+            return "CORE"
     if head[4] == _WIREFORMAT_INFO and head[5:] == _OPENWIRE_MAGIC[: NEEDED - 5]:
         return "OPENWIRE"
     if head.startswith(b"CONNECT") or head.startswith(b"STOMP"):

@@ -226,6 +226,9 @@ def encode_packet(packet_type: int, flags: int, body: bytes) -> bytes:
 # Primitive decoding
 
 
+_TRUNCATED = "MQTT packet ends in the middle of a field"
+
+
 class _Cursor:
     """Reads one packet's body; running past its end is a malformed packet."""
 
@@ -234,17 +237,26 @@ class _Cursor:
         self.pos = 0
 
     def take(self, n: int) -> bytes:
-        if self.pos + n > len(self.data):
-            raise ProtocolError("MQTT packet ends in the middle of a field")
-        chunk = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return chunk
+        pos = self.pos
+        end = pos + n
+        if end > len(self.data):
+            raise ProtocolError(_TRUNCATED)
+        self.pos = end
+        return self.data[pos:end]
 
     def byte(self) -> int:
-        return self.take(1)[0]
+        pos = self.pos
+        if pos >= len(self.data):
+            raise ProtocolError(_TRUNCATED)
+        self.pos = pos + 1
+        return self.data[pos]
 
     def u16(self) -> int:
-        return struct.unpack(">H", self.take(2))[0]
+        data, pos = self.data, self.pos
+        if pos + 2 > len(data):
+            raise ProtocolError(_TRUNCATED)
+        self.pos = pos + 2
+        return (data[pos] << 8) | data[pos + 1]
 
     def u32(self) -> int:
         return struct.unpack(">I", self.take(4))[0]
@@ -260,7 +272,15 @@ class _Cursor:
         raise ProtocolError("MQTT variable byte integer longer than 4 bytes")
 
     def binary(self) -> bytes:
-        return self.take(self.u16())
+        data, pos = self.data, self.pos
+        if pos + 2 > len(data):
+            raise ProtocolError(_TRUNCATED)
+        end = pos + 2 + ((data[pos] << 8) | data[pos + 1])
+        if end > len(data):
+            self.pos = pos + 2
+            raise ProtocolError(_TRUNCATED)
+        self.pos = end
+        return data[pos + 2:end]
 
     def string(self) -> str:
         # netty decodes with replacement characters rather than rejecting bad UTF-8

@@ -169,12 +169,6 @@ class Router:
         key = resolved.key
         value = key
         policy, pool, cache = self.policy, self.pool, self.cache
-
-        def result(status: str, target: Target | None, decided: str) -> RouteResult:
-            local = target is not None and target.local
-            return RouteResult(self.name, status, target, key, value, resolved.raw, local, decided,
-                               tuple(trace or ()))
-
         if policy is not None and key != NULL_KEY:
             value = policy.transform_key(key)
             if trace is not None and value != key:
@@ -187,14 +181,15 @@ class Router:
                 if trace is not None:
                     trace.append(TraceStep("local-target-filter",
                                            f"{ltf.source!r} matches {value!r} entirely: local target"))
-                return result(OK, self.local, "local-target-filter")
+                return self._result(OK, self.local, "local-target-filter", resolved, value, trace)
             if trace is not None:
                 trace.append(TraceStep("local-target-filter", f"{ltf.source!r} does not match all of {value!r}"))
         if policy is None or pool is None:
             if trace is not None:
                 missing = "no policy" if policy is None else "no pool"
                 trace.append(TraceStep("refuse", f"{missing}: the router refuses (use another broker)"))
-            return result(REFUSED_USE_ANOTHER, None, "no-policy" if policy is None else "no-pool")
+            return self._result(REFUSED_USE_ANOTHER, None, "no-policy" if policy is None else "no-pool", resolved,
+                                value, trace)
         if cache is not None:
             node_id = cache.get(value)
             if node_id is not None:
@@ -202,7 +197,7 @@ class Router:
                 if cached is not None:
                     if trace is not None:
                         trace.append(TraceStep("cache", f"cache hit: {value!r} -> {node_id} (ready)"))
-                    return result(OK, cached, "cache")
+                    return self._result(OK, cached, "cache", resolved, value, trace)
                 if trace is not None:
                     trace.append(TraceStep("cache", f"cache hit: {value!r} -> {node_id}, but it is not ready"))
         targets = pool.ready()
@@ -211,18 +206,26 @@ class Router:
             names = ", ".join(t.name for t in targets) or "none"
             quorum = f"{ready_count} ready of {len(pool.targets)}, quorum-size {pool.quorum_size}"
             trace.append(TraceStep("pool", f"{quorum}: candidates {names}"))
+            for t in pool.targets:
+                if t.unready_reason is not None:
+                    trace.append(TraceStep("pool", f"{t.name} is not ready: {t.unready_reason}"))
         target = policy.select(targets, value)
         if target is None:
             if trace is not None:
                 why = ("CONSISTENT_HASH_MODULO never selects a target"
                        if isinstance(policy, ConsistentHashModuloPolicy) else "no ready target")
                 trace.append(TraceStep("refuse", f"{why}: REFUSED_UNAVAILABLE"))
-            return result(REFUSED_UNAVAILABLE, None, "policy")
+            return self._result(REFUSED_UNAVAILABLE, None, "policy", resolved, value, trace)
         if trace is not None:
             trace.append(TraceStep("policy", f"{policy.explain()}: {target.name} (node {target.node_id})"))
         if cache is not None:
             cache.put(value, target.node_id)
-        return result(OK, target, "policy")
+        return self._result(OK, target, "policy", resolved, value, trace)
+
+    def _result(self, status: str, target: Target | None, decided: str, resolved: ResolvedKey, value: str,
+                trace: list[TraceStep] | None) -> RouteResult:
+        return RouteResult(self.name, status, target, resolved.key, value, resolved.raw,
+                           target is not None and target.local, decided, tuple(trace) if trace else ())
 
 
 def _native_transport(config: BrokerConfig, name: str, warnings: list[str]) -> bool:

@@ -71,13 +71,13 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
             if isinstance(event, ProtocolHeaderReceived) and not sasl and env.auth.enabled:
                 server.data_to_send()  # not the AMQP header: the broker asks for SASL and closes
                 io.write(SASL_HEADER)
-                env.auth_failed("AMQP", None, "no SASL: anonymous login is not allowed")
+                env.auth_failed(io.peer, "AMQP", None, "no SASL: anonymous login is not allowed")
                 return
             io.write(server.data_to_send())
             if isinstance(event, SaslRejected):
                 io.write(server.data_to_send())
-                env.log.info("handshake", f"{env.peer.remote_address} [AMQP]: SASL mechanism {event.mechanism!r} "
-                                          "is not offered: outcome sys, closed", remote=env.peer.remote_address)
+                env.log.info("handshake", f"{io.peer.remote_address} [AMQP]: SASL mechanism {event.mechanism!r} "
+                                          "is not offered: outcome sys, closed", remote=io.peer.remote_address)
                 return
             if isinstance(event, SaslInit):
                 ok = True
@@ -85,7 +85,7 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
                     ok, identity = env.identify(event.username, event.password)
                 io.write(server.sasl_outcome(ok))
                 if not ok:
-                    env.auth_failed("AMQP", event.username)
+                    env.auth_failed(io.peer, "AMQP", event.username)
                     return
                 pending.extend(server.receive_data(b""))
             elif isinstance(event, OpenReceived):
@@ -101,12 +101,12 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
 async def _open(io: ConnIO, server: AmqpServer, event: OpenReceived, identity: Identity | None, env: Env) -> None:
     if env.auth.enabled and identity is None:
         # SASL ANONYMOUS got through the SASL layer; validateUser(null, null) now fails.
-        text = MSG_UNABLE_TO_VALIDATE.format(remote=env.peer.remote_address, user="null")
+        text = MSG_UNABLE_TO_VALIDATE.format(remote=io.peer.remote_address, user="null")
         io.write(server.close_with_error(ErrorCondition(UNAUTHORIZED_ACCESS, text)))
-        env.auth_failed("AMQP", None, "SASL ANONYMOUS")
+        env.auth_failed(io.peer, "AMQP", None, "SASL ANONYMOUS")
         io.mark_answered(env.linger)
         return
-    decision = await env.route("AMQP", client_id=event.container_id,
+    decision = await env.route(io.peer, "AMQP", client_id=event.container_id,
                                username=identity.user if identity else None,
                                roles=identity.roles if identity else ())
     if decision.redirect:

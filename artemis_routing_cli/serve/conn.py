@@ -12,8 +12,9 @@ Limits (each violation closes this connection only):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Generator
-from dataclasses import dataclass
+from collections.abc import Coroutine, Generator
+from dataclasses import dataclass, field
+from typing import Any
 
 from .auth import Authenticator, Identity
 from .decide import Decision, Peer, RouterService, route
@@ -46,7 +47,9 @@ _WAIT = _WaitForData()
 
 
 class ConnIO:
-    """One connection's reads and writes, fed by its protocol (``feed``/``feed_eof``).
+    """One connection's reads and writes, fed by its protocol (``feed``/``feed_eof``), and where
+    it comes from (``peer``). The driver's protocol object *is* this ConnIO (one object per
+    socket): it sets ``transport`` and ``peer`` when the connection is made.
 
     Reads are bounded by ``budget``: more bytes before the routing answer raise
     :class:`Oversize` (and the socket stops being read as soon as the budget is passed, so a
@@ -56,10 +59,13 @@ class ConnIO:
     to drain. The deadline (``expired``) is kept by the driver.
     """
 
-    __slots__ = ("transport", "budget", "received", "answered", "expired", "_out", "_chunks", "_eof", "_paused")
+    __slots__ = ("transport", "peer", "budget", "received", "answered", "expired", "_out", "_chunks", "_eof",
+                 "_paused")
 
-    def __init__(self, transport: asyncio.Transport, budget: int | None) -> None:
-        self.transport = transport
+    transport: asyncio.Transport
+    peer: Peer
+
+    def __init__(self, budget: int | None) -> None:
         self.budget = budget
         self.received = 0
         self.answered = False
@@ -91,14 +97,16 @@ class ConnIO:
     # -- the session side -------------------------------------------------------------------------
     async def read(self) -> bytes:
         """The bytes received since the last read (b"" once the client has closed)."""
-        self.flush()
+        if self._out:
+            self.flush()
         if self.expired:
             raise HandshakeTimeout
-        if not self._chunks and not self._eof:
-            await _WAIT
         chunks = self._chunks
         if not chunks:
-            return b""
+            if not self._eof:
+                await _WAIT
+            if not chunks:
+                return b""
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         chunks.clear()
         if self.budget is not None and self.received > self.budget:
@@ -132,27 +140,27 @@ class ConnIO:
 
 @dataclass
 class Env:
-    """Everything a protocol session needs besides the socket."""
+    """Everything a protocol session needs besides its connection: one per listener."""
 
     service: RouterService
     monitor: PoolMonitor
     log: ServeLog
     metrics: Metrics
     auth: Authenticator
-    peer: Peer
     own_node_id: str
     broker_name: str
     linger: float
     max_frame_size: int
+    router_name: str = field(init=False)
 
-    @property
-    def router_name(self) -> str:
-        return self.service.router.name
+    def __post_init__(self) -> None:
+        self.router_name = self.service.router.name
 
-    async def route(self, protocol: str, *, client_id: str | None, username: str | None,
-                    roles: tuple[str, ...] = ()) -> Decision:
-        return await route(self.service, self.monitor, self.log, self.metrics, self.peer, protocol,
-                           client_id=client_id, username=username, roles=roles)
+    def route(self, peer: Peer, protocol: str, *, client_id: str | None, username: str | None,
+              roles: tuple[str, ...] = ()) -> Coroutine[Any, Any, Decision]:
+        """Ask the router (await it): :func:`.decide.route` for this listener's router."""
+        return route(self.service, self.monitor, self.log, self.metrics, peer, protocol,
+                     client_id=client_id, username=username, roles=roles)
 
     def identify(self, user: str | None, password: str | bytes | None) -> tuple[bool, Identity | None]:
         """(accepted, identity). Without ``--users-file`` every client is accepted as it claims."""
@@ -162,9 +170,9 @@ class Env:
             return False, None
         return True, identity
 
-    def auth_failed(self, protocol: str, user: str | None, how: str = "") -> None:
+    def auth_failed(self, peer: Peer, protocol: str, user: str | None, how: str = "") -> None:
         self.metrics.inc("arouter_auth_failures_total", router=self.router_name, protocol=protocol)
         via = f" ({how})" if how else ""
-        self.log.warning("auth", f"{self.peer.remote_address} [{protocol}, {self.peer.listener}]: user "
+        self.log.warning("auth", f"{peer.remote_address} [{protocol}, {peer.listener}]: user "
                                  f"{user!r}{via} not validated against --users-file: refused",
-                         remote=self.peer.remote_address, protocol=protocol, user=user)
+                         remote=peer.remote_address, protocol=protocol, user=user)

@@ -42,17 +42,17 @@ async def _session(io: ConnIO, server: CoreServer, event: CreateSessionReceived,
         return
     ok, identity = env.identify(event.username, event.password)
     if not ok:
-        io.write(server.reject_security(env.peer.remote_address))
-        env.auth_failed("CORE", event.username)
+        io.write(server.reject_security(io.peer.remote_address))
+        env.auth_failed(io.peer, "CORE", event.username)
         return
     if not event.supports_routing:
-        env.log.info("handshake", f"{env.peer.remote_address} [CORE]: client version {event.version} cannot be "
+        env.log.info("handshake", f"{io.peer.remote_address} [CORE]: client version {event.version} cannot be "
                                   "routed (before 2.18): versions incompatible (AMQ229033)",
-                     remote=env.peer.remote_address, client_version=event.version)
+                     remote=io.peer.remote_address, client_version=event.version)
         io.write(server.refuse("REFUSED_USE_ANOTHER"))
         io.mark_answered(env.linger)
         return
-    decision = await env.route("CORE", client_id=event.client_id,
+    decision = await env.route(io.peer, "CORE", client_id=event.client_id,
                                username=identity.user if identity else event.username,
                                roles=identity.roles if identity else ())
     if decision.redirect:

@@ -4,11 +4,13 @@ counts, and logs the broker-style ``Route ... to ...`` line."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..config.model import BrokerConfig
 from ..routing.keys import Connection
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router, RouteResult
+from ..routing.targets import Target
 from .log import ServeLog
 from .metrics import Metrics
 from .monitor import PoolMonitor
@@ -17,9 +19,10 @@ from .store import RouterStore
 
 @dataclass(frozen=True)
 class Decision:
-    """What to tell the client: ``status`` OK means redirect to ``host:port``."""
+    """What to tell the client: ``status`` OK means redirect to ``host:port``. It depends on the
+    target alone, so a router keeps one per target (:meth:`RouterService.answer`): treat it,
+    ``params`` included, as read-only."""
 
-    result: RouteResult
     status: str
     host: str | None = None
     port: int | None = None
@@ -27,6 +30,16 @@ class Decision:
     connector_name: str | None = None
     params: dict[str, bool | int | str] | None = None
     note: str = ""
+    #: how the route log line shows it: "TARGET (HOST:PORT, node ID)", or "STATUS (note)"
+    shown: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.status == OK:
+            node = f", node {self.node_id}" if self.node_id else ""
+            shown = f"{self.connector_name or '?'} ({self.host}:{self.port}{node})"
+        else:
+            shown = f"{self.status} ({self.note})" if self.note else self.status
+        object.__setattr__(self, "shown", shown)  # frozen: set once, here
 
     @property
     def redirect(self) -> bool:
@@ -41,19 +54,35 @@ class RouterService:
     cfg: BrokerConfig
     local_target: tuple[str, int] | None = None
     store: RouterStore | None = None
+    # the answer for each target, kept while the engine hands out that very Target object (its
+    # readiness or address changes make a new one)
+    _answers: dict[str, tuple[Target, Decision]] = field(default_factory=dict, init=False, repr=False)
+    _refusals: dict[str, Decision] = field(default_factory=dict, init=False, repr=False)
 
     def answer(self, result: RouteResult) -> Decision:
-        if result.status != OK or result.target is None:
-            return Decision(result, result.status)
         target = result.target
-        if result.local:
+        if result.status != OK or target is None:
+            refusal = self._refusals.get(result.status)
+            if refusal is None:
+                refusal = self._refusals[result.status] = Decision(result.status)
+            return refusal
+        key = "" if result.local else target.name  # "": the local target (no connector has an empty name)
+        known = self._answers.get(key)
+        if known is not None and known[0] is target:
+            return known[1]
+        decision = self._answer(target, result.local)
+        self._answers[key] = (target, decision)
+        return decision
+
+    def _answer(self, target: Target, local: bool) -> Decision:
+        if local:
             if self.local_target is None:
-                return Decision(result, REFUSED_USE_ANOTHER, note="local target: no --local-target, refused")
+                return Decision(REFUSED_USE_ANOTHER, note="local target: no --local-target, refused")
             host, port = self.local_target
-            return Decision(result, OK, host, port, target.node_id, "local", {"host": host, "port": str(port)})
+            return Decision(OK, host, port, target.node_id, "local", {"host": host, "port": str(port)})
         if target.host is None or target.port is None:
-            return Decision(result, REFUSED_UNAVAILABLE, note=f"target {target.name} has no known address")
-        return Decision(result, OK, target.host, target.port, target.node_id, target.name,
+            return Decision(REFUSED_UNAVAILABLE, note=f"target {target.name} has no known address")
+        return Decision(OK, target.host, target.port, target.node_id, target.name,
                         self.connector_params(target.name, target.host, target.port))
 
     def connector_params(self, name: str, host: str, port: int) -> dict[str, bool | int | str]:
@@ -68,9 +97,8 @@ class RouterService:
         return params
 
 
-@dataclass(frozen=True)
-class Peer:
-    """Where a connection comes from, for keys and log lines."""
+class Peer(NamedTuple):
+    """Where a connection comes from, for keys and log lines (a tuple: one is made per socket)."""
 
     listener: str
     remote_address: str  # as Java prints it: /10.0.0.1:5000
@@ -81,8 +109,7 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
                 protocol: str, *, client_id: str | None, username: str | None,
                 roles: tuple[str, ...] = ()) -> Decision:
     router = service.router
-    conn = Connection(client_id=client_id, username=username, sni_host=peer.sni_host,
-                      remote_address=peer.remote_address, roles=roles)
+    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles)
     result = router.route(conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
             and monitor.below_quorum(router)):
@@ -91,7 +118,7 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
     if service.store is not None:
         await service.store.flush()  # a cached target is on disk before the client hears of it
     decision = service.answer(result)
-    _account(decision, service, log, metrics, peer, protocol)
+    _account(result, decision, router, log, metrics, peer, protocol)
     return decision
 
 
@@ -126,31 +153,34 @@ def _log_wait(log: ServeLog, router: Router, peer: Peer, waited: list[str], outc
              remote=peer.remote_address, router=router.name, waited=list(waited), outcome=outcome)
 
 
-def _account(decision: Decision, service: RouterService, log: ServeLog, metrics: Metrics, peer: Peer,
+def _account(result: RouteResult, decision: Decision, router: Router, log: ServeLog, metrics: Metrics, peer: Peer,
              protocol: str) -> None:
-    result = decision.result
-    router = service.router
-    key = result.key if result.key == result.key_value else f"{result.key} -> {result.key_value}"
+    key = result.key
+    if key != result.key_value:
+        key = f"{key} -> {result.key_value}"
     where = f"[{protocol}, {peer.listener}, router {router.name}, {router.key_type} key {key!r}]"
-    structured = log.structured
-    fields: dict[str, object] = {
-        "remote": peer.remote_address, "protocol": protocol, "listener": peer.listener, "router": router.name,
-        "key_type": router.key_type, "key": result.key, "key_value": result.key_value,
-        "status": decision.status, "engine_status": result.status, "decided_by": result.decided_by,
-    } if structured else {}
     if decision.redirect:
         label = decision.connector_name or "?"
-        metrics.inc("arouter_redirects_total", router=router.name, target=label, protocol=protocol)
-        node = f", node {decision.node_id}" if decision.node_id else ""
-        message = (f"AMQ221085: Route {peer.remote_address} to {label} "
-                   f"({decision.host}:{decision.port}{node}) {where}")
-        if structured:
+        metrics.redirects.inc(router.name, label, protocol)
+        message = f"AMQ221085: Route {peer.remote_address} to {decision.shown} {where}"
+        if log.structured:
             log.info("route", message, target=label, address=f"{decision.host}:{decision.port}",
-                     node_id=decision.node_id, **fields)
+                     node_id=decision.node_id, **_fields(result, decision, router, peer, protocol))
         else:
             log.info("route", message)
         return
-    metrics.inc("arouter_refusals_total", router=router.name, status=decision.status, protocol=protocol)
-    note = f" ({decision.note})" if decision.note else ""
-    log.info("route", f"AMQ221086: Cannot route {peer.remote_address} {where}: {decision.status}{note}",
-             **({"target": None, **fields} if structured else {}))
+    metrics.refusals.inc(router.name, decision.status, protocol)
+    message = f"AMQ221086: Cannot route {peer.remote_address} {where}: {decision.shown}"
+    if log.structured:
+        log.info("route", message, target=None, **_fields(result, decision, router, peer, protocol))
+    else:
+        log.info("route", message)
+
+
+def _fields(result: RouteResult, decision: Decision, router: Router, peer: Peer, protocol: str) -> dict[str, object]:
+    """The route record's fields (JSON lines, sinks): only built when the log keeps fields."""
+    return {
+        "remote": peer.remote_address, "protocol": protocol, "listener": peer.listener, "router": router.name,
+        "key_type": router.key_type, "key": result.key, "key_value": result.key_value,
+        "status": decision.status, "engine_status": result.status, "decided_by": result.decided_by,
+    }

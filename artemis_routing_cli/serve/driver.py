@@ -9,20 +9,22 @@ MQTT CONNECT is answered within the callback that delivered it. A session that a
 else (a pool quorum, a cache commit, OpenWire's delayed stop) yields an asyncio future, and the
 driver resumes it when that future is done, as a Task would.
 
-One timer per connection enforces the deadline: the handshake timeout until the routing answer,
-then ``linger``. When it fires, a session waiting for bytes gets :class:`.conn.HandshakeTimeout`
-and one waiting on a future sees it cancelled.
+A deadline per connection (kept by the listener's :class:`.deadlines.Deadlines`, one timer for
+all) enforces the handshake timeout until the routing answer, then ``linger``. When it passes, a
+session waiting for bytes gets :class:`.conn.HandshakeTimeout` and one waiting on a future sees it
+cancelled.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Callable, Coroutine
-from typing import Any, cast
+from collections.abc import Coroutine
+from typing import Any
 
 from .conn import WAIT_FOR_DATA, ConnIO, Env, HandshakeTimeout
 from .connection import Limits, peer_address, serve_connection
+from .deadlines import Deadlines
 from .decide import Peer
 from .listeners import ListenerSpec
 from .tls import sni_host
@@ -31,17 +33,21 @@ from .tls import sni_host
 class Listener:
     """What every connection of one listener shares."""
 
-    __slots__ = ("spec", "make_env", "limits", "open", "allowed", "timeout", "loop")
+    __slots__ = ("spec", "name", "tls", "native", "env", "limits", "open", "allowed", "loop", "handshake_deadlines",
+                 "linger_deadlines")
 
-    def __init__(self, spec: ListenerSpec, make_env: Callable[[Peer], Env], limits: Limits,
-                 loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop) -> None:
         self.spec = spec
-        self.make_env = make_env
+        self.name = spec.name
+        self.tls = spec.tls
+        self.native = env.service.router.native_transport  # how the broker would print IPv6 peers
+        self.env = env
         self.limits = limits
         self.open = 0
         self.allowed = min(limits.max_connections, spec.connections_allowed or limits.max_connections)
-        self.timeout = spec.handshake_timeout or limits.handshake_timeout
         self.loop = loop
+        self.handshake_deadlines = Deadlines(loop, spec.handshake_timeout or limits.handshake_timeout)
+        self.linger_deadlines = Deadlines(loop, limits.linger)
 
     def open_now(self) -> float:
         """Connections open on this listener (the ``arouter_connections_open`` gauge)."""
@@ -51,67 +57,61 @@ class Listener:
         return RedirectProtocol(self)
 
 
-class RedirectProtocol(asyncio.Protocol):
-    __slots__ = ("listener", "transport", "io", "env", "_coro", "_waiting", "_future", "_timer", "_lingering",
-                 "_running", "_closed")
+class RedirectProtocol(ConnIO, asyncio.Protocol):
+    """One socket: asyncio's protocol and, for its session, the :class:`.conn.ConnIO` it reads
+    and writes through (one object per connection, not two)."""
+
+    __slots__ = ("listener", "_coro", "_waiting", "_future", "_deadlines", "_lingering", "_running", "_closed")
 
     def __init__(self, listener: Listener) -> None:
+        ConnIO.__init__(self, listener.limits.max_frame_size)
         self.listener = listener
-        self.transport: asyncio.Transport | None = None
-        self.io: ConnIO | None = None
         self._coro: Coroutine[Any, Any, None] | None = None
         self._waiting = False  # the session waits for bytes
         self._future: asyncio.Future[Any] | None = None  # ... or for this future
-        self._timer: asyncio.TimerHandle | None = None
+        self._deadlines: Deadlines | None = None  # the queue that holds this connection's deadline
         self._lingering = False
         self._running = False
         self._closed = False
 
     # -- asyncio.Protocol -------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
         listener = self.listener
-        spec = listener.spec
-        self.transport = transport
-        peer = Peer(spec.name, peer_address(transport.get_extra_info("peername")),
-                    sni_host(transport.get_extra_info("ssl_object")))
-        env = self.env = listener.make_env(peer)
+        self.transport = transport  # type: ignore[assignment]  # uvloop's transports do not subclass asyncio's
+        peer = self.peer = Peer(listener.name, peer_address(transport.get_extra_info("peername"), listener.native),
+                                sni_host(transport.get_extra_info("ssl_object")) if listener.tls else None)
         listener.open += 1
         if listener.open > listener.allowed:
-            env.metrics.inc("arouter_handshake_errors_total", listener=spec.name, reason="too_many_connections")
-            env.log.warning("limit", f"{peer.remote_address} [{spec.name}]: {listener.open - 1} connections already "
-                                     f"open (limit {listener.allowed}): closed",
-                            remote=peer.remote_address, listener=spec.name)
+            env = listener.env
+            env.metrics.handshake_errors.inc(listener.name, "too_many_connections")
+            env.log.warning("limit", f"{peer.remote_address} [{listener.name}]: {listener.open - 1} connections "
+                                     f"already open (limit {listener.allowed}): closed",
+                            remote=peer.remote_address, listener=listener.name)
             self._finish()
             return
-        io = self.io = ConnIO(transport, listener.limits.max_frame_size)
-        self._timer = listener.loop.call_later(listener.timeout, self._expire)
-        self._coro = serve_connection(io, env, spec)
+        self._deadlines = listener.handshake_deadlines
+        self._deadlines.add(self)
+        self._coro = serve_connection(self, listener.env, listener.spec)
         self._step(None)
 
     def data_received(self, data: bytes) -> None:
-        io = self.io
-        if io is None:
+        if self._coro is None:
             return
-        io.feed(data)
+        self.feed(data)
         if self._waiting:
             self._step(None)
 
     def eof_received(self) -> bool:
-        io = self.io
-        if io is not None:
-            io.feed_eof()
+        if self._coro is not None:
+            self.feed_eof()
             if self._waiting:
                 self._step(None)
         # Keep the write side open: the session closes the socket when it is done. Over TLS a
         # half-close cannot be kept (asyncio warns when asked to), so the transport closes.
-        transport = self.transport
-        return transport is None or transport.get_extra_info("sslcontext") is None
+        return not self.listener.tls
 
     def connection_lost(self, exc: Exception | None) -> None:
-        io = self.io
-        if io is not None:
-            io.feed_eof()
+        self.feed_eof()
         if self._waiting:
             self._step(None, exc if isinstance(exc, (OSError, ssl.SSLError)) else None)
         if self._coro is None:
@@ -136,19 +136,18 @@ class RedirectProtocol(asyncio.Protocol):
         except BaseException as error:  # serve_connection handles what it expects
             self._coro = None
             self._finish()
-            self.env.log.error("internal", f"{self.env.peer.remote_address}: connection handling failed: "
-                                           f"{type(error).__name__}: {error}", remote=self.env.peer.remote_address)
+            remote = self.peer.remote_address
+            self.listener.env.log.error("internal", f"{remote}: connection handling failed: "
+                                                    f"{type(error).__name__}: {error}", remote=remote)
             if not isinstance(error, Exception):
                 raise
             return
         finally:
             self._running = False
-        io = self.io
-        assert io is not None
-        if io.answered and not self._lingering:
-            self._linger(io)
+        if self.answered and not self._lingering:
+            self._linger()
         if yielded is WAIT_FOR_DATA:
-            if io.readable:  # bytes arrived while the session ran
+            if self.readable:  # bytes arrived while the session ran
                 self.listener.loop.call_soon(self._step, None)
             else:
                 self._waiting = True
@@ -163,27 +162,27 @@ class RedirectProtocol(asyncio.Protocol):
             self._coro = None
             coro.close()
             self._finish()
-            self.env.log.error("internal", f"{self.env.peer.remote_address}: session yielded {yielded!r}",
-                               remote=self.env.peer.remote_address)
+            remote = self.peer.remote_address
+            self.listener.env.log.error("internal", f"{remote}: session yielded {yielded!r}", remote=remote)
 
     def _wakeup(self, _future: asyncio.Future[Any]) -> None:
         self._future = None
         self._step(None)
 
-    def _linger(self, io: ConnIO) -> None:
+    def _linger(self) -> None:
         """After the answer the socket stays at most ``linger`` seconds more."""
         self._lingering = True
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = None if io.expired else self.listener.loop.call_later(self.listener.limits.linger,
-                                                                            self._expire)
+        if self._deadlines is not None:
+            self._deadlines.discard(self)
+            self._deadlines = None
+        if not self.expired:
+            self._deadlines = self.listener.linger_deadlines
+            self._deadlines.add(self)
 
-    def _expire(self) -> None:
-        self._timer = None
-        io = self.io
-        if io is None:
-            return
-        io.expired = True
+    def expire(self) -> None:
+        """The deadline has passed (called by the listener's :class:`.deadlines.Deadlines`)."""
+        self._deadlines = None
+        self.expired = True
         if self._waiting:
             self._step(None, HandshakeTimeout())
         elif self._future is not None:
@@ -194,19 +193,15 @@ class RedirectProtocol(asyncio.Protocol):
         if self._closed:
             return
         self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        io = self.io
-        if io is not None:
-            try:
-                io.flush()
-            except (ConnectionError, OSError, RuntimeError):
-                pass  # the peer is gone; nothing left to tell it
-        transport = self.transport
-        if transport is not None:
-            try:
-                transport.close()
-            except (ConnectionError, OSError, ssl.SSLError, RuntimeError):
-                pass
+        if self._deadlines is not None:
+            self._deadlines.discard(self)
+            self._deadlines = None
+        try:
+            self.flush()
+        except (ConnectionError, OSError, RuntimeError):
+            pass  # the peer is gone; nothing left to tell it
+        try:
+            self.transport.close()
+        except (ConnectionError, OSError, ssl.SSLError, RuntimeError):
+            pass
         self.listener.open -= 1

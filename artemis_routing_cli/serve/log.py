@@ -71,6 +71,9 @@ class BackgroundWriter:
         self._thread.join()
 
 
+_LEVELS = {"info": "INFO ", "warn": "WARN ", "error": "ERROR"}  # level.upper() padded to 5, as lines show it
+
+
 class ServeLog:
     def __init__(self, fmt: str = "text", stream: TextIO | None = None,
                  sink: Callable[[dict[str, object]], None] | None = None,
@@ -81,18 +84,21 @@ class ServeLog:
         self.stream = stream
         self.sink = sink  # tests and embedders get every record as a dict
         self.writer = writer  # set: lines go through it instead of straight to the stream
-        self._stamp_second = -1
+        #: records carry their fields (JSON lines or a sink): callers on a hot path build the
+        #: fields only then
+        self.structured = sink is not None or fmt == "json"
+        # text lines through the background writer: what `arouter serve` does by default, and
+        # the one path every routed connection takes
+        self._queue = writer.write if writer is not None and not self.structured else None
+        self._stamp_from = self._stamp_until = 0.0
         self._stamp_text = ""
-
-    @property
-    def structured(self) -> bool:
-        """Records carry their fields (JSON lines or a sink): callers on a hot path build the
-        fields only then."""
-        return self.sink is not None or self.fmt == "json"
 
     def log(self, level: str, event: str, message: str, **fields: object) -> None:
         now = time.time()
-        if self.sink is not None or self.fmt == "json":
+        if self._queue is not None:
+            self._queue(f"{self._stamp(now)} {_LEVELS.get(level) or f'{level.upper():5}'} {message}\n")
+            return
+        if self.structured:
             record: dict[str, object] = {"ts": round(now, 3), "level": level, "event": event,
                                          "message": message, **fields}
             if self.sink is not None:
@@ -119,13 +125,18 @@ class ServeLog:
 
     def _stamp(self, now: float) -> str:
         """Local time to the second, formatted once per second (a busy listener logs many lines)."""
-        second = int(now)
-        if second != self._stamp_second:
-            self._stamp_second = second
+        if not self._stamp_from <= now < self._stamp_until:
+            second = int(now)
+            self._stamp_from, self._stamp_until = float(second), float(second + 1)
             self._stamp_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
         return self._stamp_text
 
     def info(self, event: str, message: str, **fields: object) -> None:
+        if self._queue is not None:  # the hot path, without a second call
+            now = time.time()
+            stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+            self._queue(f"{stamp} INFO  {message}\n")
+            return
         self.log("info", event, message, **fields)
 
     def warning(self, event: str, message: str, **fields: object) -> None:

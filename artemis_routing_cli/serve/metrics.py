@@ -20,10 +20,39 @@ _HELP = {
 Labels = tuple[tuple[str, str], ...]
 
 
+class CounterFamily:
+    """The series of one counter that differ only in their label values, for a hot path:
+    ``inc(*values)`` finds the series by the values (in the order of ``names``) without building
+    and sorting a label dict each time. A series appears once it has been incremented."""
+
+    __slots__ = ("_series", "_names", "_keys")
+
+    def __init__(self, series: dict[Labels, float], names: tuple[str, ...]) -> None:
+        self._series = series
+        self._names = names
+        self._keys: dict[tuple[str, ...], Labels] = {}
+
+    def inc(self, *values: str) -> None:
+        key = self._keys.get(values)
+        if key is None:  # first time for these values (zip raises ValueError on a wrong count)
+            key = self._keys[values] = tuple(sorted(zip(self._names, values, strict=True)))
+        series = self._series
+        series[key] = series.get(key, 0) + 1
+
+
 class Metrics:
     def __init__(self) -> None:
         self._values: dict[str, dict[Labels, float]] = defaultdict(dict)
         self._live: dict[str, dict[Labels, Callable[[], float]]] = defaultdict(dict)
+        # the counters every connection moves
+        self.connections = self.family("arouter_connections_total", "listener", "protocol")
+        self.handshake_errors = self.family("arouter_handshake_errors_total", "listener", "reason")
+        self.redirects = self.family("arouter_redirects_total", "router", "target", "protocol")
+        self.refusals = self.family("arouter_refusals_total", "router", "status", "protocol")
+
+    def family(self, name: str, *label_names: str) -> CounterFamily:
+        """Counter ``name`` labelled by ``label_names``, incremented by values (see CounterFamily)."""
+        return CounterFamily(self._values[name], label_names)
 
     def gauge(self, name: str, read: Callable[[], float], **labels: str) -> None:
         """A gauge read when asked for (``get``, ``render``), for values a hot path keeps itself."""

@@ -27,10 +27,10 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
             if not ok:
                 code = BAD_USER_NAME_OR_PASSWORD if event.is_v5 else NOT_AUTHORIZED_3
                 io.write(server.connack(code))
-                env.auth_failed("MQTT", event.username)
+                env.auth_failed(io.peer, "MQTT", event.username)
                 return
             client_id = event.client_id or str(uuid.uuid4())
-            decision = await env.route("MQTT", client_id=client_id,
+            decision = await env.route(io.peer, "MQTT", client_id=client_id,
                                        username=identity.user if identity else event.username,
                                        roles=identity.roles if identity else ())
             if decision.redirect:

@@ -36,14 +36,14 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
 async def _connection(io: ConnIO, server: OpenWireServer, event: ConnectionInfoReceived, env: Env) -> None:
     ok, identity = env.identify(event.username, event.password)
     if not ok:
-        env.auth_failed("OPENWIRE", event.username)
-        answer = server.reject_security(env.peer.remote_address)
+        env.auth_failed(io.peer, "OPENWIRE", event.username)
+        answer = server.reject_security(io.peer.remote_address)
     elif not event.fault_tolerant:
-        env.log.info("handshake", f"{env.peer.remote_address} [OPENWIRE]: client not fault tolerant: refused "
-                                  "before routing", remote=env.peer.remote_address)
+        env.log.info("handshake", f"{io.peer.remote_address} [OPENWIRE]: client not fault tolerant: refused "
+                                  "before routing", remote=io.peer.remote_address)
         answer = server.refuse("REFUSED_USE_ANOTHER")
     else:
-        decision = await env.route("OPENWIRE", client_id=event.client_id,
+        decision = await env.route(io.peer, "OPENWIRE", client_id=event.client_id,
                                    username=identity.user if identity else event.username,
                                    roles=identity.roles if identity else ())
         if decision.redirect:

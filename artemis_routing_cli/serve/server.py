@@ -24,11 +24,12 @@ from ..routing.targets import TargetState
 from .auth import Authenticator
 from .conn import Env
 from .connection import Limits
-from .decide import Peer, RouterService
+from .decide import RouterService
 from .driver import Listener
 from .jolokia import RouterControl
 from .listeners import DEFAULT_BIND_HOST, ListenerSpec, parse_host_port, plan_listeners
 from .log import ServeLog
+from .loops import describe as describe_loop
 from .management import MAX_HEAD_BYTES, ManagementServer
 from .metrics import Metrics
 from .monitor import Checker, PoolMonitor, jolokia_checker, tcp_checker
@@ -172,14 +173,10 @@ class Server:
     async def _bind(self, spec: ListenerSpec) -> None:
         ctx: ssl.SSLContext | None = self.tls if spec.tls else None
         service = self.services[spec.router]
-        own_node = service.router.local.node_id
-
-        def make_env(peer: Peer) -> Env:
-            return Env(service, self.monitor, self.log, self.metrics, self.auth, peer, own_node, self.broker_name,
-                       self.limits.linger, self.limits.max_frame_size)
-
+        env = Env(service, self.monitor, self.log, self.metrics, self.auth, service.router.local.node_id,
+                  self.broker_name, self.limits.linger, self.limits.max_frame_size)
         loop = asyncio.get_running_loop()
-        listener = Listener(spec, make_env, self.limits, loop)
+        listener = Listener(spec, env, self.limits, loop)
         self._listeners[spec.name] = listener
         self.metrics.gauge("arouter_connections_open", listener.open_now, listener=spec.name)
         try:
@@ -245,11 +242,14 @@ class Server:
         self._servers.clear()
 
 
-async def run(cfg: BrokerConfig, options: ServeOptions, log: ServeLog) -> None:
-    """Serve until Ctrl-C or SIGTERM, then close every socket and the cache database."""
+async def run(cfg: BrokerConfig, options: ServeOptions, log: ServeLog, loop_reason: str = "") -> None:
+    """Serve until Ctrl-C or SIGTERM, then close every socket and the cache database.
+    ``loop_reason`` says why this event loop was chosen (see :mod:`.loops`)."""
     server = Server(cfg, options, log)
-    await server.start()
     loop = asyncio.get_running_loop()
+    running = describe_loop(loop)
+    log.info("startup", f"event loop: {running}{f' ({loop_reason})' if loop_reason else ''}", loop=running)
+    await server.start()
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
             loop.add_signal_handler(sig, server.request_stop)

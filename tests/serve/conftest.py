@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +16,7 @@ import pytest
 
 from artemis_routing_cli.config import load
 from artemis_routing_cli.serve.log import ServeLog
+from artemis_routing_cli.serve.loops import choose_loop, uvloop_version
 from artemis_routing_cli.serve.server import ServeOptions, Server
 from tests.conftest import broker_xml
 
@@ -63,7 +67,7 @@ class Running:
         self.thread.join(HANG_GUARD)
 
 
-def start_server(config_path: Path, options: ServeOptions) -> Running:
+def start_server(config_path: Path, options: ServeOptions, loop_name: str = "asyncio") -> Running:
     cfg = load(str(config_path))
     records: list[dict] = []
     logged = threading.Condition()
@@ -75,7 +79,7 @@ def start_server(config_path: Path, options: ServeOptions) -> Running:
 
     log = ServeLog("json", stream=io.StringIO(), sink=sink)
     server = Server(cfg, options, log)
-    loop = asyncio.new_event_loop()
+    loop = choose_loop(loop_name).new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []
 
@@ -99,8 +103,21 @@ def start_server(config_path: Path, options: ServeOptions) -> Running:
     return Running(server, loop, thread, records, logged)
 
 
+#: The event loops a test marked ``@on_both_loops`` runs on: asyncio's, and uvloop when installed
+#: (``arouter serve --loop auto`` takes it then).
+EVENT_LOOPS = ["asyncio", pytest.param("uvloop", marks=pytest.mark.skipif(
+    uvloop_version() is None, reason="uvloop is not installed (the serve extra)"))]
+on_both_loops = pytest.mark.parametrize("loop_name", EVENT_LOOPS, indirect=True)
+
+
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator:
+def loop_name(request: pytest.FixtureRequest) -> str:
+    """The event loop ``serve`` starts the server on: asyncio's unless a test asks for both."""
+    return getattr(request, "param", "asyncio")
+
+
+@pytest.fixture
+def serve(tmp_path: Path, loop_name: str) -> Iterator:
     running: list[Running] = []
 
     def make(core: str, **options) -> Running:
@@ -108,13 +125,34 @@ def serve(tmp_path: Path) -> Iterator:
         path.write_text(broker_xml(core), encoding="utf-8")
         options.setdefault("listen", ["127.0.0.1:0"])
         options.setdefault("monitor", False)
-        r = start_server(path, ServeOptions(**options))
+        r = start_server(path, ServeOptions(**options), loop_name)
         running.append(r)
         return r
 
     yield make
     for r in running:
         r.stop()
+
+
+@pytest.fixture
+def cert(tmp_path: Path) -> tuple[str, str]:
+    """A self-signed certificate and its key (PEM files) for TLS listeners."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    key, crt = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(crt), "-days", "1", "-subj", "/CN=arouter-test"],
+                   check=True, capture_output=True)
+    return str(crt), str(key)
+
+
+def tls_connect(port: int, sni: str | None) -> ssl.SSLSocket:
+    """A TLS client socket (no certificate check) that sent ``sni`` in its ClientHello."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    raw = socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD)
+    return ctx.wrap_socket(raw, server_hostname=sni)
 
 
 def recv_until_closed(sock: socket.socket) -> bytes:

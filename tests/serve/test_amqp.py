@@ -6,7 +6,7 @@ import pytest
 
 from artemis_routing_cli.routing.targets import state_from_options
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
 
 proton = pytest.importorskip("proton", reason="python-qpid-proton is not installed")
 from proton.handlers import MessagingHandler  # noqa: E402
@@ -65,6 +65,7 @@ def connect(port: int, userinfo: str = "", **options: object) -> Recorder:
     return client
 
 
+@on_both_loops
 def test_client_id_router_redirects_to_the_consistent_hash_target(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     client = connect(running.port(), container_id="FOO1", sasl_enabled=False)
@@ -92,6 +93,7 @@ def test_pool_without_ready_target_refuses_unavailable(serve):
     assert running.routes()[0]["key"] == "alice"
 
 
+@on_both_loops
 def test_user_name_router_uses_the_sasl_plain_user(serve, tmp_path):
     users = tmp_path / "users.properties"
     users.write_text("alice = s3cret\nbob=other\n", encoding="latin-1")

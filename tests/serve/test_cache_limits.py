@@ -12,7 +12,7 @@ import pytest
 from artemis_routing_cli.protocols.mqtt import MqttClient
 from artemis_routing_cli.routing.targets import state_from_options
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 
 pytestmark = pytest.mark.network
 
@@ -41,6 +41,7 @@ def mqtt_reference(port: int, client_id: str) -> str | None:
     return connack.server_reference
 
 
+@on_both_loops
 def test_persisted_cache_is_committed_before_the_answer_and_survives_a_restart(serve, tmp_path):
     data_dir = tmp_path / "data"
     state = state_from_options(NODE_IDS)
@@ -58,6 +59,7 @@ def test_persisted_cache_is_committed_before_the_answer_and_survives_a_restart(s
     assert [r["decided_by"] for r in second.routes()] == ["policy", "cache"]
 
 
+@on_both_loops
 def test_malformed_frame_closes_only_that_connection(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     client = MqttClient()
@@ -76,6 +78,7 @@ def test_malformed_frame_closes_only_that_connection(serve):
     assert closed["reason"] == "malformed"
 
 
+@on_both_loops
 def test_oversize_handshake_is_closed(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], max_frame_size=256)
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
@@ -84,6 +87,7 @@ def test_oversize_handshake_is_closed(serve):
     assert [r["reason"] for r in running.records if r["event"] == "closed"] == ["oversize"]
 
 
+@on_both_loops
 def test_silent_client_is_closed_at_the_handshake_timeout(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], handshake_timeout=0.2)
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
@@ -108,6 +112,7 @@ def test_protocol_not_in_the_acceptor_list_is_closed(serve, tmp_path):
     assert closed["reason"] == "protocol_not_allowed" and closed["protocol"] == "MQTT"
 
 
+@on_both_loops
 def test_connections_over_the_limit_are_closed(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], max_connections=1, state=state_from_options(NODE_IDS))
     client = MqttClient()

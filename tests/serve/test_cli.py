@@ -12,11 +12,12 @@ import sys
 import pytest
 
 from artemis_routing_cli.protocols.mqtt import MqttClient
+from artemis_routing_cli.serve.loops import uvloop_version
 from tests.cli.helpers import REPO, arouter
 from tests.conftest import broker_xml
 from tests.peers import free_port
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
+from .conftest import EVENT_LOOPS, HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
 
 pytestmark = pytest.mark.network
 
@@ -31,13 +32,18 @@ def wait_until_listening(proc: subprocess.Popen, port: int) -> None:
             continue
 
 
-def test_serve_redirects_logs_json_and_stops_on_sigterm(tmp_path):
-    config = tmp_path / "broker.xml"
-    config.write_text(broker_xml(ROUTER_CORE), encoding="utf-8")
+#: ``python -c`` this, then arouter's arguments: arouter on a Python where ``import uvloop`` fails.
+WITHOUT_UVLOOP = ("import runpy, sys; sys.modules['uvloop'] = None; "
+                  "runpy.run_module('artemis_routing_cli', run_name='__main__', alter_sys=True)")
+
+
+def serve_once(config, *extra: str, python: tuple[str, ...] = ("-m", "artemis_routing_cli")) -> list[dict]:
+    """Run ``arouter serve`` in a subprocess, redirect one MQTT client, stop it with SIGTERM; its
+    JSON log records."""
     port = free_port()
-    args = [sys.executable, "-m", "artemis_routing_cli", "serve", "-c", str(config), "--listen", f"127.0.0.1:{port}",
+    args = [sys.executable, *python, "serve", "-c", str(config), "--listen", f"127.0.0.1:{port}",
             "--router", "by-client", "--no-monitor", "--log-format", "json",
-            *[a for n in NODE_IDS for a in ("--node-id", n)]]
+            *[a for n in NODE_IDS for a in ("--node-id", n)], *extra]
     proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "NO_COLOR": "1"})
     try:
@@ -51,11 +57,49 @@ def test_serve_redirects_logs_json_and_stops_on_sigterm(tmp_path):
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=HANG_GUARD)
     assert proc.returncode == 0, err
-    records = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    return [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("loop", EVENT_LOOPS)
+def test_serve_redirects_logs_json_and_stops_on_sigterm(tmp_path, loop):
+    config = tmp_path / "broker.xml"
+    config.write_text(broker_xml(ROUTER_CORE), encoding="utf-8")
+    records = serve_once(config, "--loop", loop)
     events = [r["event"] for r in records]
     assert "listening" in events and "route" in events and events[-1] == "stopping"
     [route] = [r for r in records if r["event"] == "route"]
     assert route["message"].startswith("AMQ221085: Route /127.0.0.1:") and route["target"] == "target2"
+    [running] = [r for r in records if "loop" in r]
+    assert running["loop"].split()[0] == loop and running["message"].endswith(f"(--loop {loop})")
+
+
+@pytest.mark.skipif(uvloop_version() is None, reason="uvloop is not installed (the serve extra)")
+def test_the_default_loop_is_uvloop_when_it_is_installed(tmp_path):
+    config = tmp_path / "broker.xml"
+    config.write_text(broker_xml(ROUTER_CORE), encoding="utf-8")
+    [running] = [r for r in serve_once(config) if "loop" in r]
+    assert running["message"] == f"event loop: uvloop {uvloop_version()} (--loop auto)"
+
+
+def test_without_uvloop_the_default_loop_is_asyncio_and_says_how_to_get_uvloop(tmp_path):
+    config = tmp_path / "broker.xml"
+    config.write_text(broker_xml(ROUTER_CORE), encoding="utf-8")
+    [running] = [r for r in serve_once(config, python=("-c", WITHOUT_UVLOOP)) if "loop" in r]
+    assert running["loop"].startswith("asyncio ")
+    assert running["message"].endswith("(--loop auto: uvloop is not installed; pip install "
+                                       "'artemis-routing-cli[serve]' for a faster loop)")
+
+
+def test_loop_uvloop_without_uvloop_is_a_usage_error(tmp_path):
+    config = tmp_path / "broker.xml"
+    config.write_text(broker_xml(ROUTER_CORE), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-c", WITHOUT_UVLOOP, "serve", "-c", str(config), "--listen",
+                          "127.0.0.1:0", "--router", "by-client", "--loop", "uvloop"],
+                         cwd=REPO, capture_output=True, text=True, timeout=HANG_GUARD)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "arouter: --loop uvloop: uvloop is not installed (pip install 'artemis-routing-cli[serve]'; "
+        "not available on Windows)"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -67,6 +111,7 @@ def test_serve_redirects_logs_json_and_stops_on_sigterm(tmp_path):
     (["--jolokia", "ftp://{host}/jolokia"], "--jolokia 'ftp://{host}/jolokia': must start with http://"),
     (["--jolokia", "http://{host}:8161/{nope}"], "unknown placeholder {nope}"),
     (["--jolokia", "http://{host}:8161/console/jolokia", "--no-monitor"], "drop --no-monitor"),
+    (["--loop", "tokio"], "--loop 'tokio': choose auto, asyncio or uvloop"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(tmp_path, args, message):
     config = tmp_path / "broker.xml"

@@ -15,7 +15,7 @@ import pytest
 
 from artemis_routing_cli.routing.targets import state_from_options
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 
 pytestmark = pytest.mark.network
 
@@ -70,6 +70,7 @@ def read_frames(sock: socket.socket, count: int) -> list[bytes]:
     return frames
 
 
+@on_both_loops
 def test_core_client_is_redirected_byte_exact(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
@@ -95,6 +96,7 @@ def test_core_client_is_redirected_byte_exact(serve):
     assert exception == frame(20, 1, struct.pack(">i", 222) + nstring(message))
 
 
+@on_both_loops
 def test_core_refusal_keeps_the_connection_open(serve):
     running = serve(ROUTER_CORE, routers=["refuser"])
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
@@ -140,6 +142,7 @@ def connection_info(client_id: str) -> bytes:
     return prefixed(b"\x03" + bits(*flags) + data)
 
 
+@on_both_loops
 def test_openwire_failover_client_gets_connection_control_byte_exact(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:

@@ -13,7 +13,7 @@ from artemis_routing_cli.protocols.mqtt import Connack, MqttClient, parse_connac
 from artemis_routing_cli.routing.targets import state_from_options
 from artemis_routing_cli.serve.monitor import TargetCheck
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 
 pytestmark = pytest.mark.network
 
@@ -22,6 +22,7 @@ def connack_of(data: bytes) -> Connack:
     return parse_connack(data)
 
 
+@on_both_loops
 def test_a_connect_sent_one_byte_at_a_time_is_answered(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     hello = MqttClient().connect("FOO1")
@@ -33,6 +34,7 @@ def test_a_connect_sent_one_byte_at_a_time_is_answered(serve):
     assert connack_of(answer).server_reference == "10.0.0.2:61618"
 
 
+@on_both_loops
 def test_a_client_that_half_closes_after_its_connect_still_gets_the_answer(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
@@ -42,6 +44,7 @@ def test_a_client_that_half_closes_after_its_connect_still_gets_the_answer(serve
     assert connack_of(answer).server_reference == "10.0.0.2:61618"
 
 
+@on_both_loops
 def test_a_client_that_closes_before_its_connect_is_complete_leaves_no_open_connection(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     hello = MqttClient().connect("FOO1")
@@ -54,6 +57,7 @@ def test_a_client_that_closes_before_its_connect_is_complete_leaves_no_open_conn
     assert running.call(lambda: running.server.metrics.get("arouter_connections_open", listener="listen-1")) == 0
 
 
+@on_both_loops
 def test_open_connections_gauge_follows_the_sockets(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     client = MqttClient()
@@ -95,6 +99,7 @@ async def always_down(_router, _target) -> TargetCheck:  # noqa: ANN001
     return TargetCheck(Readiness(False, "down (test checker)", False))
 
 
+@on_both_loops
 def test_the_deadline_stops_a_session_waiting_for_the_pool_quorum(serve):
     """The client waits in getTargets (quorum-timeout 60 s); the 0.3 s handshake timeout cancels
     the wait: the connection is closed with a timeout, and no route is logged."""

@@ -15,7 +15,7 @@ from artemis_routing_cli.protocols.mqtt import MqttClient
 from artemis_routing_cli.routing.targets import state_from_options
 from tests.cli.helpers import arouter
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 
 pytestmark = pytest.mark.network
 
@@ -88,6 +88,7 @@ def test_get_target_composite_and_null_for_a_refusal(serve):
     assert missing["status"] == 404 and missing["error_type"] == "javax.management.InstanceNotFoundException"
 
 
+@on_both_loops
 def test_setting_the_local_target_filter_changes_live_routing(running):
     port = running.management_port
     set_answer = post(port, {"type": "exec", "mbean": MBEAN, "operation": "setLocalTargetFilter",
@@ -104,6 +105,7 @@ def test_setting_the_local_target_filter_changes_live_routing(running):
     assert bad["status"] == 500 and "PatternSyntaxException" in bad["error_type"]
 
 
+@on_both_loops
 def test_metrics_count_redirects_and_healthz_answers(running):
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
         sock.sendall(MqttClient().connect("FOO1"))

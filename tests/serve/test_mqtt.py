@@ -9,7 +9,7 @@ import pytest
 
 from artemis_routing_cli.routing.targets import state_from_options
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
 
 mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
@@ -42,6 +42,7 @@ def server_reference(props) -> str | None:
     return getattr(props, "ServerReference", None)
 
 
+@on_both_loops
 def test_paho_sees_use_another_server_and_the_server_reference(serve):
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
     rc, props = mqtt5_connect(running.port(), "FOO1")
@@ -71,6 +72,7 @@ def test_local_result_without_local_target_is_refused(serve):
     assert any("no --local-target" in r["message"] for r in running.records if r["event"] == "startup")
 
 
+@on_both_loops
 def test_client_follows_the_server_reference_to_a_real_broker(serve, mosquitto):
     core = f"""
       <connectors><connector name="mosq">tcp://127.0.0.1:{mosquitto.port}</connector></connectors>

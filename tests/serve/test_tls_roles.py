@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
-import ssl
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -14,20 +10,9 @@ from artemis_routing_cli.protocols.mqtt import MqttClient
 from artemis_routing_cli.routing.targets import state_from_options
 from artemis_routing_cli.serve.auth import parse_properties, user_roles, verify_password
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed, tls_connect
 
 pytestmark = pytest.mark.network
-
-
-@pytest.fixture
-def cert(tmp_path: Path) -> tuple[str, str]:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    key, crt = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(crt), "-days", "1", "-subj", "/CN=arouter-test"],
-                   check=True, capture_output=True)
-    return str(crt), str(key)
 
 
 def mqtt_over(sock: socket.socket, client_id: str, username: str | None = None, password: str | None = None):
@@ -38,14 +23,7 @@ def mqtt_over(sock: socket.socket, client_id: str, username: str | None = None, 
     return connack
 
 
-def tls_connect(port: int, sni: str | None) -> ssl.SSLSocket:
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    raw = socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD)
-    return ctx.wrap_socket(raw, server_hostname=sni)
-
-
+@on_both_loops
 @pytest.mark.parametrize(("sni", "reference", "key"), [
     ("tenant-a.example.com", "127.0.0.1:5555", "tenant-a.example.com"),  # local-target-filter: local
     ("tenant-b.example.com", "10.0.0.2:61618", "tenant-b.example.com"),
@@ -61,6 +39,7 @@ def test_sni_host_comes_from_the_tls_client_hello(serve, cert, sni, reference, k
     assert running.routes()[0]["key"] == key
 
 
+@on_both_loops
 def test_plain_client_on_a_tls_listener_is_dropped(serve, cert):
     crt, pem_key = cert
     running = serve(ROUTER_CORE, listen=["tls://127.0.0.1:0"], routers=["by-sni"], tls_cert=crt, tls_key=pem_key)
@@ -131,6 +110,7 @@ def test_hashed_passwords_verify_like_the_broker():
     assert verify_password("plain", "plain") and not verify_password("plain", "plai")
 
 
+@on_both_loops
 def test_tls_client_that_half_closes_before_its_connect_is_closed_quietly(serve, cert, caplog):
     """Over TLS a half-close cannot be kept open: the listener closes the connection and asyncio
     has nothing to warn about (it warns when a protocol asks to keep a TLS half-close)."""
