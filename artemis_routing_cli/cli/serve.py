@@ -55,7 +55,8 @@ def serve_command(
     users_file: Optional[str] = typer.Option(None, "--users-file", metavar="FILE",
                                              help="artemis-users.properties: validate user names and passwords."),
     roles_file: Optional[str] = typer.Option(None, "--roles-file", metavar="FILE",
-                                             help="artemis-roles.properties: the users' roles (ROLE_NAME)."),
+                                             help="artemis-roles.properties: the users' roles (ROLE_NAME); needs "
+                                                  "--users-file."),
     data_dir: Optional[str] = typer.Option(None, "--data-dir", metavar="DIR",
                                            help="Where persisted router caches are kept (SQLite)."),
     management: Optional[str] = typer.Option(None, "--management", metavar="HOST:PORT",
@@ -97,6 +98,9 @@ def serve_command(
         raise UsageError("--max-connections must be at least 1")
     if (tls_cert is None) != (tls_key is None) and tls_cert is None:
         raise UsageError("--tls-key needs --tls-cert")
+    from ..serve.auth import check_files
+
+    check_files(users_file, roles_file)
     if jolokia is not None:
         from ..probe.jolokia import check_template
 

@@ -5,13 +5,19 @@ elsewhere (Artemis ``AMQPRoutingHandler`` + ``AMQPConnectionContext.onRemoteOpen
 proton-j):
 
 1. client ``AMQP 3.1.0.0`` (SASL header) -> broker: SASL header, ``sasl-mechanisms [PLAIN, ANONYMOUS]``
-   (the broker's default list: every mechanism permitted by default, by precedence);
+   (the broker's default list: every mechanism permitted by default, by precedence; the acceptor
+   parameter ``saslMechanisms`` replaces it, and an empty list offers ``ANONYMOUS`` alone);
 2. client ``sasl-init`` -> broker: ``sasl-outcome`` code 0 (ok), 1 (auth: bad credentials) or 2
-   (sys: a mechanism it does not offer); PLAIN ``[authzid] NUL user NUL password`` gives the
-   user for key type USER_NAME;
+   (sys: a mechanism it does not offer, or one it has no server side for), and right behind it,
+   whatever the outcome, the AMQP header (proton-j's SASL layer is done); PLAIN
+   ``[authzid] NUL user NUL password`` gives the user for key type USER_NAME. After a failed
+   outcome the broker leaves the connection to the client, which closes it;
 3. client ``AMQP 0.1.0.0`` + ``open`` -> broker: AMQP header, then an ``open`` that only says
    ``{amqp:connection-establishment-failed: true}`` (container-id ``""``: the broker never set
-   its own on this path), then ``close`` with the error:
+   its own on this path) besides what proton-j always writes: max-frame-size (the acceptor's
+   ``maxFrameSize``, 131072 by default; absent when not positive), channel-max 65535 and
+   idle-time-out (half the connection TTL, 30000 by default; absent when the TTL is 0), then
+   ``close`` with the error:
 
    * redirect: ``amqp:connection:redirect``, "Connection router R redirected this connection
      to H:P", info ``{port: int P, network-host: string H}`` (symbol keys, Java HashMap order);
@@ -64,15 +70,18 @@ FRAME_HEADER_SIZE = 8
 FRAME_TYPE_AMQP = 0
 FRAME_TYPE_SASL = 1
 
-#: Largest frame we accept before the peer's Open has been read (SASL frames and the Open
-#: itself). The spec's MIN-MAX-FRAME-SIZE is 512 (part 2 section 2.7.1), but real clients send
-#: bigger Opens, so Artemis raises the limit to 4 KiB (ProtonProtocolManager
-#: ``initialRemoteMaxFrameSize = 4 * 1024``); we accept what the broker accepts.
+#: Largest SASL frame the broker accepts: proton-j's SASL layer is built with the transport's
+#: initial remote max-frame-size, which Artemis raises from the spec's 512 to 4 KiB
+#: (ProtonProtocolManager ``initialRemoteMaxFrameSize = 4 * 1024``, an acceptor parameter).
 PRE_OPEN_MAX_FRAME_SIZE = 4 * 1024
+SASL_MAX_FRAME_SIZE = PRE_OPEN_MAX_FRAME_SIZE
 
-#: Max-frame-size the broker advertises in its Open and enforces afterwards: Artemis
+#: Max-frame-size the broker advertises in its Open and enforces on every AMQP frame, the
+#: client's Open included (proton-j's FrameParser; no limit when not positive): Artemis
 #: ``AmqpSupport.MAX_FRAME_SIZE_DEFAULT = 128 * 1024`` (acceptor parameter ``maxFrameSize``).
 BROKER_MAX_FRAME_SIZE = 128 * 1024
+#: No limit at all: an AMQP frame size is an unsigned 32-bit number.
+_UNLIMITED = 1 << 32
 #: channel-max the broker advertises: Artemis ``AMQPConstants.Connection.DEFAULT_CHANNEL_MAX``.
 BROKER_CHANNEL_MAX = 65535
 #: idle-time-out the broker advertises: the default connection TTL (60000 ms, Artemis
@@ -82,6 +91,10 @@ BROKER_IDLE_TIMEOUT = 60_000 // 2
 #: SASL mechanisms a default broker offers, in its order (Artemis ``MechanismFinder``: PLAIN has
 #: precedence 0, ANONYMOUS Integer.MIN_VALUE; EXTERNAL, GSSAPI and SCRAM are not default).
 BROKER_SASL_MECHANISMS = ("PLAIN", "ANONYMOUS")
+#: The mechanisms this codec carries out. The broker's others: EXTERNAL needs the client's TLS
+#: certificate (without one its factory gives no server side: outcome sys, as here); GSSAPI and
+#: SCRAM-SHA-* need the broker's JAAS login modules and are answered sys here.
+SERVED_SASL_MECHANISMS = ("PLAIN", "ANONYMOUS")
 
 #: The connection property the broker puts in an Open that precedes an immediate Close.
 CONNECTION_ESTABLISHMENT_FAILED = Symbol("amqp:connection-establishment-failed")
@@ -187,11 +200,13 @@ class SaslInit:
 
 @dataclass(frozen=True)
 class SaslRejected:
-    """The client chose a mechanism the broker does not offer; outcome ``sys`` (2) is queued,
-    as the broker sends. Send ``data_to_send()`` and close the socket."""
+    """The client chose a mechanism the broker does not offer (``offered`` False), or one it offers
+    but this codec has no server side for; outcome ``sys`` (2) and the AMQP header are queued, as
+    the broker sends when it has none. Send ``data_to_send()``; the client is expected to close."""
 
     mechanism: str
     code: int = SASL_SYS
+    offered: bool = False
 
 
 @dataclass(frozen=True)
@@ -328,13 +343,19 @@ def _symbol_array_or_none(names: tuple[str, ...]) -> Array | None:
     return symbols(*names) if names else None
 
 
-def broker_failure_open() -> Open:
-    """The Open the broker sends right before a refusing Close (see the module docstring)."""
+def broker_failure_open(max_frame_size: int = BROKER_MAX_FRAME_SIZE,
+                        idle_timeout: int | None = BROKER_IDLE_TIMEOUT) -> Open:
+    """The Open the broker sends right before a refusing Close (see the module docstring).
+
+    ``max_frame_size`` is the acceptor's ``maxFrameSize`` (proton-j leaves the field at its
+    default unless it is positive); ``idle_timeout`` the value advertised - half the transport's
+    idle timeout - or None when the broker sets none.
+    """
     return Open(
         container_id="",
-        max_frame_size=BROKER_MAX_FRAME_SIZE,
+        max_frame_size=max_frame_size if max_frame_size > 0 else 0xFFFF_FFFF,
         channel_max=BROKER_CHANNEL_MAX,
-        idle_timeout=BROKER_IDLE_TIMEOUT,
+        idle_timeout=idle_timeout,
         properties={CONNECTION_ESTABLISHMENT_FAILED: True},
     )
 
@@ -544,15 +565,30 @@ class AmqpServer:
     ``server.data_to_send()`` (protocol headers and SASL frames that need no decision). On
     :class:`SaslInit` call ``sasl_outcome(ok)`` and write its bytes, then call
     ``receive_data(b"")`` to process anything the client pipelined. On :class:`OpenReceived`
-    call ``redirect()`` or ``refuse()``, write the bytes and close the socket. After a
-    :class:`SaslRejected` event, or an outcome other than ok, write and close.
+    call ``redirect()`` or ``refuse()``, write the bytes and close the socket.
+
+    Whatever the SASL outcome, proton-j's SASL layer is done once it is written and the transport
+    writes its AMQP header right behind it; the broker then waits for the client (which closes
+    after a failed outcome; one that carries on to an Open is served without a SASL user).
     """
 
-    def __init__(self, mechanisms: tuple[str, ...] = BROKER_SASL_MECHANISMS) -> None:
+    def __init__(self, mechanisms: tuple[str, ...] = BROKER_SASL_MECHANISMS, *,
+                 max_frame_size: int = BROKER_MAX_FRAME_SIZE, sasl_max_frame_size: int = SASL_MAX_FRAME_SIZE,
+                 idle_timeout: int | None = BROKER_IDLE_TIMEOUT, failure_open: bytes | None = None) -> None:
+        """``mechanisms`` are offered in this order (never empty: the broker offers ANONYMOUS
+        alone for an empty list); ``max_frame_size`` (the acceptor's ``maxFrameSize``) limits
+        AMQP frames and goes into the Open with ``idle_timeout`` (what the Open advertises);
+        ``sasl_max_frame_size`` (``initialRemoteMaxFrameSize``) limits SASL frames;
+        ``failure_open``, the encoded Open these make, may be given to save encoding it."""
         self.state = ServerState.EXPECT_HEADER
         self.mechanisms = mechanisms
+        self.max_frame_size = max_frame_size if max_frame_size > 0 else _UNLIMITED
+        self.sasl_max_frame_size = sasl_max_frame_size
+        self.failure_open = (failure_open if failure_open is not None
+                             else encode_open(broker_failure_open(max_frame_size, idle_timeout)))
         self._reader = _FrameReader()
         self._outgoing = bytearray()
+        self._header_sent = False  # our AMQP header (after SASL, proton-j writes it unasked)
 
     def data_to_send(self) -> bytes:
         """Bytes queued by ``receive_data`` (headers, sasl-mechanisms, a sys outcome)."""
@@ -581,18 +617,17 @@ class AmqpServer:
                 self.state = ServerState.SASL_EXPECT_INIT
                 return _SASL_HEADER_RECEIVED
             if head == AMQP_HEADER:
-                self._outgoing += AMQP_HEADER
+                if not self._header_sent:
+                    self._outgoing += AMQP_HEADER
+                    self._header_sent = True
                 self.state = ServerState.EXPECT_OPEN
                 return _AMQP_HEADER_RECEIVED
             raise ProtocolError(f"unsupported AMQP protocol header {head!r}")
         if state is ServerState.SASL_AWAIT_DECISION:
             return None  # keep pipelined bytes until the shell has decided
-        limit = (
-            BROKER_MAX_FRAME_SIZE
-            if state in (ServerState.OPEN_RECEIVED, ServerState.CLOSED)
-            else (PRE_OPEN_MAX_FRAME_SIZE)
-        )
-        expected = FRAME_TYPE_SASL if state is ServerState.SASL_EXPECT_INIT else FRAME_TYPE_AMQP
+        sasl = state is ServerState.SASL_EXPECT_INIT
+        limit = self.sasl_max_frame_size if sasl else self.max_frame_size
+        expected = FRAME_TYPE_SASL if sasl else FRAME_TYPE_AMQP
         frame = self._reader.frame(expected, limit)
         if frame is None:
             return None
@@ -619,10 +654,9 @@ class AmqpServer:
             raise ProtocolError("sasl-init without the mandatory mechanism")
         response = _field(frame.fields, 1, bytes, "initial-response")
         hostname = _field(frame.fields, 2, str, "hostname")
-        if mechanism not in self.mechanisms:
-            self._outgoing += encode_sasl_outcome(SASL_SYS)
-            self.state = ServerState.CLOSED
-            return SaslRejected(str(mechanism))
+        if mechanism not in self.mechanisms or mechanism not in SERVED_SASL_MECHANISMS:
+            self._outgoing += self._outcome(SASL_SYS)
+            return SaslRejected(str(mechanism), offered=mechanism in self.mechanisms)
         self.state = ServerState.SASL_AWAIT_DECISION
         if mechanism == "PLAIN":
             user, password = parse_plain_response(response)
@@ -630,18 +664,23 @@ class AmqpServer:
         return SaslInit(str(mechanism), None, None, hostname)
 
     def sasl_outcome(self, ok: bool = True) -> bytes:
-        """Answer the :class:`SaslInit`: outcome ok (0) or auth (1, bad credentials)."""
+        """Answer the :class:`SaslInit`: outcome ok (0) or auth (1, bad credentials), and the AMQP
+        header proton-j writes behind any outcome."""
         if self.state is not ServerState.SASL_AWAIT_DECISION:
             raise RuntimeError(f"sasl_outcome() called in state {self.state.value}")
-        self.state = ServerState.EXPECT_AMQP_HEADER if ok else ServerState.CLOSED
-        return self.data_to_send() + encode_sasl_outcome(SASL_OK if ok else SASL_AUTH)
+        return self.data_to_send() + self._outcome(SASL_OK if ok else SASL_AUTH)
+
+    def _outcome(self, code: int) -> bytes:
+        self.state = ServerState.EXPECT_AMQP_HEADER
+        self._header_sent = True
+        return encode_sasl_outcome(code) + AMQP_HEADER
 
     def close_with_error(self, error: ErrorCondition) -> bytes:
         """The broker's failure answer to an Open: Open(establishment-failed) then Close(error)."""
         if self.state is not ServerState.OPEN_RECEIVED:
             raise RuntimeError(f"cannot answer an open in state {self.state.value}")
         self.state = ServerState.CLOSED
-        return self.data_to_send() + encode_open(broker_failure_open()) + encode_close(error)
+        return self.data_to_send() + self.failure_open + encode_close(error)
 
     def redirect(self, router: str, host: str, port: int) -> bytes:
         """Redirect the client to ``host:port`` as connection router ``router`` does."""
@@ -662,6 +701,7 @@ class ClientState(Enum):
     EXPECT_MECHANISMS = "expect sasl-mechanisms"
     EXPECT_OUTCOME = "expect sasl-outcome"
     EXPECT_AMQP_HEADER = "expect AMQP header"
+    SASL_FAILED = "SASL failed: only the server's AMQP header may follow"
     EXPECT_OPEN = "expect open"
     OPEN = "open"
     CLOSED = "closed"
@@ -740,18 +780,17 @@ class AmqpClient:
         state = self.state
         if state is ClientState.IDLE:
             raise RuntimeError("receive_data() before initiate()")
-        if state in (ClientState.EXPECT_SASL_HEADER, ClientState.EXPECT_AMQP_HEADER):
+        if state in (ClientState.EXPECT_SASL_HEADER, ClientState.EXPECT_AMQP_HEADER, ClientState.SASL_FAILED):
             head = self._reader.header()
             if head is None:
                 return None
             wanted = SASL_HEADER if state is ClientState.EXPECT_SASL_HEADER else AMQP_HEADER
             if head != wanted:
                 raise ProtocolError(f"server answered with protocol header {head!r}, expected {wanted!r}")
-            self.state = (
-                ClientState.EXPECT_MECHANISMS
-                if state is ClientState.EXPECT_SASL_HEADER
-                else ClientState.EXPECT_OPEN
-            )
+            self.state = {
+                ClientState.EXPECT_SASL_HEADER: ClientState.EXPECT_MECHANISMS,
+                ClientState.EXPECT_AMQP_HEADER: ClientState.EXPECT_OPEN,
+            }.get(state, ClientState.CLOSED)  # after a failed outcome the client does not go on
             return ProtocolHeaderReceived(sasl=head == SASL_HEADER)
         sasl = state in (ClientState.EXPECT_MECHANISMS, ClientState.EXPECT_OUTCOME)
         limit = (
@@ -807,5 +846,5 @@ class AmqpClient:
             self._outgoing += AMQP_HEADER + self._open_frame()
             self.state = ClientState.EXPECT_AMQP_HEADER
         else:
-            self.state = ClientState.CLOSED
+            self.state = ClientState.SASL_FAILED
         return outcome

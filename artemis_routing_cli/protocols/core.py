@@ -24,7 +24,7 @@ ActiveMQPacketHandler, ActiveMQRoutingHandler):
    * or, for a client older than 2.18 (channel version < 131) or an incompatible version,
      answers EXCEPTION code 108 ``AMQ229033: Server and client versions incompatible``;
    * or, when the user cannot be validated (security enabled), answers EXCEPTION code 105
-     SECURITY_EXCEPTION ``AMQ229031: Unable to validate user from /ip:port. Username: U; SSL
+     SECURITY_EXCEPTION ``AMQ229031: Unable to validate user from ip:port. Username: U; SSL
      certificate subject DN: unavailable`` (``reject_security``); the connection stays open.
      ActiveMQPacketHandler checks the version list first, then the user, then routes.
 
@@ -34,12 +34,13 @@ The broker never closes the socket itself after a redirect; the client closes it
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
 from artemis_routing_cli.errors import ProtocolError
 from artemis_routing_cli.protocols import core_packets as pk
-from artemis_routing_cli.protocols.core_buffer import NETTY_CONNECTOR_FACTORY, Reader, TransportConfig
+from artemis_routing_cli.protocols.core_buffer import NETTY_CONNECTOR_FACTORY, ParamValue, Reader, TransportConfig
 
 __all__ = [
     "MAX_FRAME_SIZE",
@@ -80,6 +81,7 @@ MSG_UNABLE_TO_VALIDATE = ("AMQ229031: Unable to validate user from {remote}. Use
                           "SSL certificate subject DN: {dn}")
 CERT_DN_UNAVAILABLE = "unavailable"
 EXC_SECURITY_EXCEPTION = 105  # ActiveMQExceptionType.SECURITY_EXCEPTION
+EXC_INTERNAL_ERROR = 0  # ActiveMQExceptionType.INTERNAL_ERROR
 
 
 class Event:
@@ -262,9 +264,12 @@ class CoreServer:
     the connection-router name used in the broker's exception texts.
     """
 
-    def __init__(self, *, node_id: str, router: str) -> None:
+    def __init__(self, *, node_id: str, router: str, prologue: bytes = pk.HANDSHAKE) -> None:
+        """``prologue`` is what the broker's manager skips when a client starts with it: ``ARTEMIS``
+        for CORE, ``HORNETQ`` for the HORNETQ manager (CORE's, for HornetQ clients)."""
         self.node_id = node_id
         self.router = router
+        self.prologue = prologue
         self.state = CoreState.AWAIT_HANDSHAKE
         self.channel_version = 0  # RemotingConnectionImpl.channelVersion
         self._prologue = bytearray()
@@ -278,12 +283,13 @@ class CoreServer:
             return events
         if self.state is CoreState.AWAIT_HANDSHAKE:
             self._prologue += data
-            if len(self._prologue) < len(pk.HANDSHAKE) and pk.HANDSHAKE.startswith(bytes(self._prologue)):
+            prologue = self.prologue
+            if len(self._prologue) < len(prologue) and prologue.startswith(bytes(self._prologue)):
                 return events
             data = bytes(self._prologue)
             self._prologue.clear()
-            if data.startswith(pk.HANDSHAKE):
-                data = data[len(pk.HANDSHAKE) :]
+            if data.startswith(prologue):
+                data = data[len(prologue) :]
                 events.append(HandshakeReceived())
             self.state = CoreState.OPEN
         for packet_type, channel_id, body in self._framer.feed(data):
@@ -347,14 +353,18 @@ class CoreServer:
         connector_name: str,
         host: str,
         port: int,
-        params: dict[str, bool | int | str] | None = None,
+        params: Mapping[str, ParamValue] | None = None,
         *,
+        extra_props: Mapping[str, ParamValue] | None = None,
         factory_class_name: str = NETTY_CONNECTOR_FACTORY,
     ) -> bytes:
         """Answer the pending CREATESESSION by redirecting to target ``node_id``.
 
-        ``params`` are the target connector's parameters; by default ``host`` and ``port`` as
-        the strings a ``tcp://host:port`` connector URL yields.
+        ``params`` and ``extra_props`` are the target connector's (``TransportConfiguration``);
+        by default ``host`` and ``port`` as the strings a ``tcp://host:port`` connector URL yields.
+        A parameter the broker cannot encode (a ``null`` value) raises
+        :class:`~.core_buffer.UnencodableParameter`; the session is then gone: answer it with
+        :meth:`internal_error`, as the broker does.
         """
         session = self._take_session()
         if not session.supports_routing:
@@ -364,12 +374,21 @@ class CoreServer:
             connector_name,
             factory_class_name,
             dict(params) if params is not None else {"host": host, "port": str(port)},
+            dict(extra_props) if extra_props is not None else {},
         )
+        # RemotingConnectionImpl.disconnect removes every channel before it encodes the packet
         self.state = CoreState.CLOSED
         text = MSG_REDIRECTED.format(router=self.router, connector=connector.java_to_string())
         return pk.disconnect_v3(self.node_id, pk.REASON_REDIRECT, node_id, connector) + pk.exception(
             pk.EXC_ROUTING_EXCEPTION, text
         )
+
+    @staticmethod
+    def internal_error() -> bytes:
+        """What the client gets when the broker's redirect fails to encode the connector:
+        handleCreateSession catches the exception and answers ``ActiveMQInternalErrorException``
+        (code 0; its message is the empty string ``ActiveMQException(type)`` gives) on channel 1."""
+        return pk.exception(EXC_INTERNAL_ERROR, "")
 
     def refuse(self, status: str) -> bytes:
         """Answer the pending CREATESESSION with a refusal (``REFUSED_USE_ANOTHER`` or
@@ -388,7 +407,8 @@ class CoreServer:
         """Answer the pending CREATESESSION as the broker does when the user is not valid:
         EXCEPTION code 105 (AMQ229031); the connection stays open and the client may retry.
 
-        ``remote_address`` is the client address as Java prints it (``/10.0.0.1:5000``). The
+        ``remote_address`` is ``connection.getRemoteAddress()``: the socket address without the
+        leading ``/`` (``10.0.0.1:5000``; SocketAddressUtil, Artemis 2.43 and later). The
         user named is the one the client sent (``null`` when it sent none), never the password.
         """
         session = self._take_session()

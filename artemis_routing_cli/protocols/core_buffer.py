@@ -9,8 +9,12 @@
   - otherwise a SimpleString: int32 byte count + UTF-16LE bytes.
 * nullable forms: one byte ``0`` (null) or ``1`` then the value.
 * ``SimpleString``: int32 byte count + UTF-16LE bytes.
-* TransportConfiguration: name and factory class as Strings, int32 parameter count, then each
-  key (String), a type byte (0 boolean, 1 int, 2 long, 3 String) and the value.
+* TransportConfiguration (``TransportConfiguration.encode``): name and factory class as Strings,
+  an int32 count of params *plus* extraProps, then the params in their map's order, then the
+  extraProps in theirs with each key prefixed ``$.EP.``; each entry is the key (String), a type
+  byte (0 Boolean, 1 Integer, 2 Long, 3 String) and the value. Any other value - a ``null``, which
+  a URL parameter written without ``=`` leaves - makes the broker's encoder throw
+  (``AMQ219033: Invalid type: null``). ``decode`` puts ``$.EP.`` keys back into extraProps.
 """
 
 from __future__ import annotations
@@ -34,34 +38,46 @@ TC_TYPE_LONG = 2
 TC_TYPE_STRING = 3
 
 NETTY_CONNECTOR_FACTORY = "org.apache.activemq.artemis.core.remoting.impl.netty.NettyConnectorFactory"
+# TransportConfiguration.EXTRA_PROPERTY_PREFIX: how extraProps travel among the params.
+EXTRA_PROPERTY_PREFIX = "$.EP."
+
+ParamValue = bool | int | str | None
 
 _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 
 
 @dataclass(frozen=True)
 class TransportConfig:
-    """A decoded/encodable ``TransportConfiguration`` (a connector)."""
+    """A decoded/encodable ``TransportConfiguration`` (a connector): ``params`` and ``extra_props``
+    are iterated in their Java HashMap order (:func:`java_hashmap_order` of the keys as given)."""
 
     name: str
     factory_class_name: str = NETTY_CONNECTOR_FACTORY
-    params: dict[str, bool | int | str] = field(default_factory=dict)
+    params: dict[str, ParamValue] = field(default_factory=dict)
+    extra_props: dict[str, ParamValue] = field(default_factory=dict)
 
     def java_to_string(self) -> str:
-        """``TransportConfiguration.toString()`` ('.' shown as '-', passwords masked)."""
+        """``TransportConfiguration.toString()``: '.' shown as '-' in keys and values, a param whose
+        key contains "password" (any case) as ``****``; extraProps follow the params unmasked."""
         text = (
             f"TransportConfiguration(name={self.name}, factory={self.factory_class_name.replace('.', '-')})"
         )
-        if self.params:
-            parts = []
-            for key in java_hashmap_order(self.params):
-                value = self.params[key]
-                shown = "****" if "password" in key.lower() else _java_value_text(value)
-                parts.append(f"{key.replace('.', '-')}={shown.replace('.', '-')}")
-            text += "?" + "&".join(parts)
-        return text
+        parts = []
+        for key in java_hashmap_order(self.params):
+            value = self.params[key]
+            shown = "****" if "password" in key.lower() else _java_value_text(value)
+            parts.append(f"{key.replace('.', '-')}={shown.replace('.', '-')}")
+        for key in java_hashmap_order(self.extra_props):
+            shown = _java_value_text(self.extra_props[key])
+            parts.append(f"{key.replace('.', '-')}={shown.replace('.', '-')}")
+        if self.params:  # toStringParameters writes "?" only for non-empty params
+            text += "?"
+        return text + "&".join(parts)
 
 
-def _java_value_text(value: bool | int | str) -> str:
+def _java_value_text(value: ParamValue) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -103,7 +119,8 @@ class Reader(BigEndianReader):
         count = self.int()
         if count < 0:
             raise ProtocolError("TransportConfiguration has a negative parameter count")
-        params: dict[str, bool | int | str] = {}
+        params: dict[str, ParamValue] = {}
+        extra: dict[str, ParamValue] = {}
         for _ in range(count):
             key = self.string()
             kind = self.byte()
@@ -117,7 +134,9 @@ class Reader(BigEndianReader):
                 params[key] = self.string()
             else:
                 raise ProtocolError(f"TransportConfiguration parameter {key!r} has unknown type {kind}")
-        return TransportConfig(name, factory, params)
+            if key.startswith(EXTRA_PROPERTY_PREFIX):
+                extra[key[len(EXTRA_PROPERTY_PREFIX):]] = params.pop(key)
+        return TransportConfig(name, factory, params, extra)
 
 
 def _decode_artemis_utf(data: bytes) -> str:
@@ -205,12 +224,19 @@ class Writer:
         return self
 
     def transport_config(self, config: TransportConfig) -> Writer:
+        """``TransportConfiguration.encode``; a value that is not bool, int or str raises
+        :class:`UnencodableParameter` (the broker's encoder throws there too)."""
         self.string(config.name)
         self.string(config.factory_class_name)
-        self.int(len(config.params))
-        for key in java_hashmap_order(config.params):
-            value = config.params[key]
-            self.string(key)
+        self.int(len(config.params) + len(config.extra_props))
+        self._params(config.params, "")
+        self._params(config.extra_props, EXTRA_PROPERTY_PREFIX)
+        return self
+
+    def _params(self, values: dict[str, ParamValue], prefix: str) -> None:
+        for key in java_hashmap_order(values):
+            value = values[key]
+            self.string(prefix + key)
             if isinstance(value, bool):
                 self.byte(TC_TYPE_BOOLEAN).boolean(value)
             elif isinstance(value, int) and _INT_MIN <= value <= _INT_MAX:
@@ -220,8 +246,16 @@ class Writer:
             elif isinstance(value, str):
                 self.byte(TC_TYPE_STRING).string(value)
             else:
-                raise TypeError(f"connector parameter {key!r} must be bool, int or str")
-        return self
+                raise UnencodableParameter(key, value)
+
+
+class UnencodableParameter(ValueError):
+    """A connector parameter the broker's ``TransportConfiguration.encode`` refuses to write."""
+
+    def __init__(self, key: str, value: object) -> None:
+        # ActiveMQClientMessageBundle.invalidEncodeType (AMQ219033), with the value as Java prints it
+        super().__init__(f"AMQ219033: Invalid type: {'null' if value is None else value}")
+        self.key = key
 
 
 def _encode_artemis_utf(units: list[int]) -> bytes:

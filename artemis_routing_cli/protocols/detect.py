@@ -14,14 +14,18 @@ The broker waits until it holds 8 bytes, then asks each protocol manager ``isPro
 
 Before that it closes connections that open with a PROXY protocol header (when the acceptor
 does not expect one) and switches to HTTP for ``GET``/``POST``/... prefixes. When nothing
-matches, the broker serves the bytes as CORE without the handshake (``FALLBACK_PROTOCOL``).
+matches, the broker serves the bytes as CORE without the handshake (``FALLBACK_PROTOCOL``), or as
+HORNETQ when the acceptor serves HORNETQ (every acceptor without ``protocols=`` does): its manager
+is CORE's and takes clients without a handshake. :func:`detect_on_acceptor` asks only the
+managers of one acceptor, as the broker does.
 """
 
 from __future__ import annotations
 
 from artemis_routing_cli.errors import ProtocolError
 
-__all__ = ["FALLBACK_PROTOCOL", "NEEDED", "detect_protocol", "is_http", "need_more"]
+__all__ = ["ACCEPTOR_ORDER", "FALLBACK_PROTOCOL", "NEEDED", "detect_on_acceptor", "detect_protocol", "is_http",
+           "need_more"]
 
 # ProtocolHandler.ProtocolDecoder.decode: "if (in.readableBytes() < 8) return;"
 NEEDED = 8
@@ -107,3 +111,51 @@ def _is_mqtt(head: bytes) -> bool:
         if head[pos] != ord("Q"):
             return False
     return True
+
+
+#: The order the broker asks an acceptor's protocol managers (``isProtocol``): its protocol map is
+#: a ConcurrentHashMap, which a JVM iterates in this order. Only MQTT and OpenWire openings can
+#: both match (MQTT wins when the acceptor serves both).
+ACCEPTOR_ORDER = ("CORE", "MQTT", "AMQP", "HORNETQ", "STOMP", "OPENWIRE")
+
+
+def _is_protocol(protocol: str, head: bytes) -> bool:
+    if protocol == "CORE":
+        return head.startswith(b"ARTEMIS")
+    if protocol == "MQTT":
+        return _is_mqtt(head)
+    if protocol == "AMQP":
+        return head.startswith(b"AMQP")
+    if protocol == "HORNETQ":  # HornetQProtocolManager: a HornetQ client's "HORNETQ" prologue
+        return head.startswith(b"HORNETQ")
+    if protocol == "STOMP":
+        return head.startswith(b"CONNECT") or head.startswith(b"STOMP")
+    return head[4] == _WIREFORMAT_INFO and head[5:] == _OPENWIRE_MAGIC[: NEEDED - 5]
+
+
+def detect_on_acceptor(first_bytes: bytes, protocols: tuple[str, ...] | None) -> str | None:
+    """The protocol an acceptor serving ``protocols`` (None: every one) hands a connection to.
+
+    ProtocolHandler asks only the acceptor's own managers, in :data:`ACCEPTOR_ORDER`; when none
+    claims the bytes, the first that accepts a client without a handshake takes them (HORNETQ,
+    when the acceptor serves it), else CORE - even when the acceptor does not serve CORE: then
+    the broker finds no manager, logs it and leaves the connection open, unanswered. None for
+    HTTP (``is_http``). Raises ProtocolError like :func:`detect_protocol` (a PROXY header; the
+    MQTT probe reading past the window - only when the acceptor serves MQTT).
+    """
+    if protocols is None:  # every manager: detect_protocol's order gives the same answers, faster
+        found = detect_protocol(first_bytes)
+        if found is not None or is_http(first_bytes):
+            return found
+        return "HORNETQ"  # its own prologue, or nobody's: HORNETQ accepts clients without a handshake
+    if need_more(first_bytes):
+        raise ValueError(f"need {NEEDED} bytes to detect a protocol, got {len(first_bytes)}")
+    head = bytes(first_bytes[:NEEDED])
+    if head[:4] in _PROXY_PREFIXES:
+        raise ProtocolError("connection opened with a PROXY protocol header")
+    if is_http(head):
+        return None
+    for protocol in ACCEPTOR_ORDER:
+        if protocol in protocols and _is_protocol(protocol, head):
+            return protocol
+    return "HORNETQ" if "HORNETQ" in protocols else FALLBACK_PROTOCOL

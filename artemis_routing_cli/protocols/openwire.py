@@ -284,7 +284,8 @@ class OpenWireServer:
     def reject_security(self, remote_address: str, cert_subject_dn: str = CERT_DN_UNAVAILABLE) -> bytes:
         """Answer the pending ConnectionInfo as the broker does when the user is not valid (this
         comes before the fault-tolerance check and before routing); close after
-        ``close_delay_ms``. ``remote_address`` is the client address as Java prints it."""
+        ``close_delay_ms``. ``remote_address`` is ``connection.getRemoteAddress()`` (``10.0.0.1:5000``,
+        no leading ``/`` since Artemis 2.43)."""
         connection = self._take_connection()
         self.close_delay_ms = NOT_FAULT_TOLERANT_STOP_DELAY_MS
         user = "null" if connection.username is None else connection.username

@@ -8,7 +8,7 @@ concern (``serve``); it plugs in through ``store``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 
@@ -56,6 +56,30 @@ class RouterCache:
         now = self.clock()
         for key, node_id in entries.items():
             self._entries[key] = (node_id, now)
+
+    def expired(self, now: float, keys: Iterable[str]) -> list[str]:
+        """Of ``keys``, those whose entry has expired at ``now`` (none without a timeout)."""
+        if self.timeout_ms <= 0:
+            return []
+        timeout, entries = self.timeout_ms, self._entries
+        return [key for key in keys if (entry := entries.get(key)) is not None and now - entry[1] >= timeout]
+
+    def drop(self, keys: Iterable[str]) -> int:
+        """Remove ``keys`` (a stored entry leaves the store too); how many were there."""
+        count = 0
+        for key in keys:
+            if self._entries.pop(key, None) is not None:
+                count += 1
+                if self.store is not None:
+                    self.store.remove(key)
+        return count
+
+    def sweep(self) -> int:
+        """Drop every entry expired now (Caffeine's ``cleanUp``); how many went."""
+        return self.drop(self.expired(self.clock(), list(self._entries)))
+
+    def keys(self) -> list[str]:
+        return list(self._entries)
 
     def __len__(self) -> int:
         return len(self._entries)

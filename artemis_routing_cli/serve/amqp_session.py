@@ -1,11 +1,17 @@
 """AMQP 1.0 on a redirecting acceptor: SASL, then Open -> the broker's
 Open(connection-establishment-failed) + Close(redirect, forced, or unauthorized-access).
 
+The acceptor's ``saslMechanisms``, ``maxFrameSize``, ``initialRemoteMaxFrameSize`` and
+``amqpIdleTimeout`` (and broker.xml's ``<connection-ttl-override>``) shape the answers:
+:mod:`.amqp_settings` reads them as the broker does, one :class:`~.amqp_settings.AmqpSettings` per
+listener (``env.amqp``).
+
 What the broker does with users (``--users-file`` = security enabled), read from its AMQP module:
 
-* it always offers its default mechanisms ``[PLAIN, ANONYMOUS]`` (MechanismFinder; the list does
-  not depend on security). PLAIN credentials are checked at once (PlainSASL): bad ones get
-  sasl-outcome ``auth``. ANONYMOUS always gets sasl-outcome ``ok`` (AnonymousServerSASL);
+* it offers the acceptor's mechanisms, by default ``[PLAIN, ANONYMOUS]`` (MechanismFinder; the
+  list does not depend on security). PLAIN credentials are checked at once (PlainSASL): bad ones
+  get sasl-outcome ``auth``. ANONYMOUS always gets sasl-outcome ``ok`` (AnonymousServerSASL); a
+  mechanism not offered, or one serve has no server side for, gets ``sys``;
 * at Open the user is validated before routing (AMQPConnectionContext.validateUser): an
   ANONYMOUS client has no user, so with security on it gets Open + Close
   ``amqp:unauthorized-access`` "AMQ229031: Unable to validate user ..." and is not routed;
@@ -29,9 +35,7 @@ from ..protocols.amqp import (
     ProtocolHeaderReceived,
     SaslInit,
     SaslRejected,
-    broker_failure_open,
     encode_close,
-    encode_open,
     redirect_error,
     refusal_error,
 )
@@ -46,22 +50,23 @@ ANSWER_CACHE_SIZE = 1024
 
 
 @lru_cache(maxsize=ANSWER_CACHE_SIZE)
-def redirect_bytes(router: str, host: str, port: int) -> bytes:
-    """What ``AmqpServer.redirect`` writes (failure Open + redirect Close), encoded once per
-    target instead of once per connection: the answer depends on nothing else."""
-    return encode_open(broker_failure_open()) + encode_close(redirect_error(router, host, port))
+def redirect_close(router: str, host: str, port: int) -> bytes:
+    """The redirect Close ``AmqpServer.redirect`` writes after the failure Open, encoded once per
+    target instead of once per connection: it depends on nothing else."""
+    return encode_close(redirect_error(router, host, port))
 
 
 @lru_cache(maxsize=ANSWER_CACHE_SIZE)
-def refusal_bytes(router: str, status: str) -> bytes:
-    """What ``AmqpServer.refuse`` writes, encoded once per router and status."""
-    return encode_open(broker_failure_open()) + encode_close(refusal_error(router, status))
+def refusal_close(router: str, status: str) -> bytes:
+    """The refusing Close ``AmqpServer.refuse`` writes, encoded once per router and status."""
+    return encode_close(refusal_error(router, status))
 
 
 async def run(io: ConnIO, first: bytes, env: Env) -> None:
-    server = AmqpServer()
+    server = env.amqp.server()
     pending = deque(server.receive_data(first))
     identity: Identity | None = None
+    sasl_user: str | None = None  # the SASL user when the SASL login failed (for the broker's text at Open)
     sasl = False
     while True:
         while pending:
@@ -75,21 +80,23 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
                 return
             io.write(server.data_to_send())
             if isinstance(event, SaslRejected):
-                io.write(server.data_to_send())
+                why = ("is offered, but serve has no server side for it" if event.offered
+                       else "is not offered")
                 env.log.info("handshake", f"{io.peer.remote_address} [AMQP]: SASL mechanism {event.mechanism!r} "
-                                          "is not offered: outcome sys, closed", remote=io.peer.remote_address)
-                return
-            if isinstance(event, SaslInit):
+                                          f"{why}: outcome sys", remote=io.peer.remote_address)
+                io.mark_answered(env.linger)  # the client closes now; the broker waits for it
+            elif isinstance(event, SaslInit):
                 ok = True
                 if event.mechanism == "PLAIN":
                     ok, identity = env.identify(event.username, event.password)
                 io.write(server.sasl_outcome(ok))
                 if not ok:
                     env.auth_failed(io.peer, "AMQP", event.username)
-                    return
+                    sasl_user = event.username
+                    io.mark_answered(env.linger)
                 pending.extend(server.receive_data(b""))
             elif isinstance(event, OpenReceived):
-                await _open(io, server, event, identity, env)
+                await _open(io, server, event, identity, sasl_user, env)
                 return  # the broker closes its side after the Close
         io.write(server.data_to_send())
         data = await io.read()
@@ -98,12 +105,15 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
         pending.extend(server.receive_data(data))
 
 
-async def _open(io: ConnIO, server: AmqpServer, event: OpenReceived, identity: Identity | None, env: Env) -> None:
+async def _open(io: ConnIO, server: AmqpServer, event: OpenReceived, identity: Identity | None,
+                sasl_user: str | None, env: Env) -> None:
     if env.auth.enabled and identity is None:
-        # SASL ANONYMOUS got through the SASL layer; validateUser(null, null) now fails.
-        text = MSG_UNABLE_TO_VALIDATE.format(remote=io.peer.remote_address, user="null")
+        # SASL ANONYMOUS got through the SASL layer (or a client carried on after a failed
+        # outcome); validateUser with the SASL result's user, if any, now fails.
+        text = MSG_UNABLE_TO_VALIDATE.format(remote=io.peer.broker_address,
+                                             user="null" if sasl_user is None else sasl_user)
         io.write(server.close_with_error(ErrorCondition(UNAUTHORIZED_ACCESS, text)))
-        env.auth_failed(io.peer, "AMQP", None, "SASL ANONYMOUS")
+        env.auth_failed(io.peer, "AMQP", sasl_user, "SASL ANONYMOUS" if sasl_user is None else "at Open")
         io.mark_answered(env.linger)
         return
     decision = await env.route(io.peer, "AMQP", client_id=event.container_id,
@@ -111,8 +121,8 @@ async def _open(io: ConnIO, server: AmqpServer, event: OpenReceived, identity: I
                                roles=identity.roles if identity else ())
     if decision.redirect:
         assert decision.host is not None and decision.port is not None
-        answer = redirect_bytes(env.router_name, decision.host, decision.port)
+        close = redirect_close(env.router_name, decision.host, decision.port)
     else:
-        answer = refusal_bytes(env.router_name, decision.status)
-    io.write(answer)
+        close = refusal_close(env.router_name, decision.status)
+    io.write(server.failure_open + close)
     io.mark_answered(env.linger)

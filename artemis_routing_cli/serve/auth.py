@@ -23,6 +23,8 @@ import hmac
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config.model import BrokerConfig
+from ..config.nodes import first_descendant, java_bool, text_content
 from ..errors import UsageError
 from ..javastr import java_split
 from ..protocols.core_java import java_hashmap_order
@@ -143,6 +145,25 @@ def user_roles(role_lines: list[tuple[str, str]], user: str) -> tuple[str, ...]:
     return tuple(java_hashmap_order(gathered))
 
 
+ROLES_NEED_USERS = ("--roles-file needs --users-file: the broker only knows a client's roles once it has "
+                    "authenticated it (without authentication ROLE_NAME keys are NULL)")
+
+
+def check_files(users_file: str | None, roles_file: str | None) -> None:
+    """Roles come from the login that validates the user (SecurityStoreImpl.authenticate sets the
+    connection's Subject); without a user check there is no Subject, so no roles."""
+    if roles_file and not users_file:
+        raise UsageError(ROLES_NEED_USERS)
+
+
+def security_enabled(cfg: BrokerConfig) -> bool:
+    """``<security-enabled>`` as FileConfigurationParser reads it: the first element of that name
+    under ``<core>``, ``Boolean.parseBoolean`` of its trimmed text; true when absent. With false,
+    SecurityStoreImpl.authenticate validates nobody and sets no Subject."""
+    element = first_descendant(cfg.core, "security-enabled") if cfg.core is not None else None
+    return True if element is None else java_bool(text_content(element))
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who a connection authenticated as: the validated user and its roles."""
@@ -160,6 +181,7 @@ class Authenticator:
 
     @classmethod
     def from_files(cls, users_file: str | None, roles_file: str | None) -> Authenticator:
+        check_files(users_file, roles_file)
         users = dict(read_properties(users_file, "--users-file")) if users_file else None
         roles = read_properties(roles_file, "--roles-file") if roles_file else []
         return cls(users, roles)

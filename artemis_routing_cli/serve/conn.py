@@ -16,11 +16,27 @@ from collections.abc import Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..routing.keys import java_socket_address
+from .amqp_settings import DEFAULT_AMQP, AmqpSettings
 from .auth import Authenticator, Identity
 from .decide import Decision, Peer, RouterService, route
 from .log import ServeLog
 from .metrics import Metrics
 from .monitor import PoolMonitor
+
+
+def peer_address(name: object, native: bool = True) -> str:
+    """The transport's ``peername`` as the broker prints the socket address (``/10.0.0.1:5000``;
+    IPv6 as its acceptor's transport prints it, ``native`` or NIO: see ``java_socket_address``)."""
+    if isinstance(name, tuple) and len(name) >= 2:
+        host = name[0]
+        if len(name) == 2:  # AF_INET: the kernel's dotted quad is already what Java prints
+            return f"/{host}:{name[1]}"
+        # AF_INET6: (host, port, flowinfo, scope_id) on both loops; the scope is the tuple's number
+        # (Python 3.7+ leaves "%scope" out of the host; never trust it to be there or not)
+        scope_id = int(name[3]) if len(name) >= 4 else 0
+        return java_socket_address(str(host).partition("%")[0], int(name[1]), scope_id, native=native)
+    return str(name)
 
 
 class HandshakeTimeout(Exception):
@@ -59,8 +75,8 @@ class ConnIO:
     to drain. The deadline (``expired``) is kept by the driver.
     """
 
-    __slots__ = ("transport", "peer", "budget", "received", "answered", "expired", "_out", "_chunks", "_eof",
-                 "_paused")
+    __slots__ = ("transport", "peer", "budget", "received", "answered", "expired", "idle_limit", "_out", "_chunks",
+                 "_eof", "_paused")
 
     transport: asyncio.Transport
     peer: Peer
@@ -70,6 +86,7 @@ class ConnIO:
         self.received = 0
         self.answered = False
         self.expired = False
+        self.idle_limit: float | None = None  # after the answer: silence allowed, renewed by every read
         self._out: list[bytes] = []
         self._chunks: list[bytes] = []
         self._eof = False
@@ -124,11 +141,14 @@ class ConnIO:
                 self.transport.write(out[0] if len(out) == 1 else b"".join(out))
             out.clear()
 
-    def mark_answered(self, linger: float) -> None:
+    def mark_answered(self, linger: float, idle_limit: float | None = None) -> None:
         """The routing answer is out: from now on the session only waits for the client to go
-        away (the driver gives it ``linger`` seconds)."""
+        away (the driver gives it ``linger`` seconds). With ``idle_limit`` the connection stays as
+        long as the client sends something at least that often (CORE: the connection TTL)."""
         self.answered = True
         self.budget = None
+        if idle_limit is not None:
+            self.idle_limit = idle_limit
         self.flush()
         if self._paused:
             self._paused = False
@@ -151,6 +171,8 @@ class Env:
     broker_name: str
     linger: float
     max_frame_size: int
+    amqp: AmqpSettings = DEFAULT_AMQP  # the acceptor's AMQP answers
+    connection_ttl_override: int = -1  # ms, broker.xml's <connection-ttl-override> (-1: none)
     router_name: str = field(init=False)
 
     def __post_init__(self) -> None:

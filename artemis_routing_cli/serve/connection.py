@@ -12,8 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..errors import ProtocolError
-from ..protocols.detect import FALLBACK_PROTOCOL, detect_protocol, is_http, need_more
-from ..routing.keys import java_socket_address
+from ..protocols.detect import detect_on_acceptor, need_more
 from . import amqp_session, core_session, mqtt_session, openwire_session
 from .conn import ConnIO, Env, HandshakeTimeout, Oversize
 from .listeners import ListenerSpec
@@ -23,6 +22,7 @@ Session = Callable[[ConnIO, bytes, Env], Awaitable[None]]
 SESSIONS: dict[str, Session] = {
     "AMQP": amqp_session.run,
     "CORE": core_session.run,
+    "HORNETQ": core_session.run_hornetq,
     "MQTT": mqtt_session.run,
     "OPENWIRE": openwire_session.run,
 }
@@ -34,20 +34,6 @@ class Limits:
     max_frame_size: int  # bytes a client may send before the routing answer
     max_connections: int
     linger: float  # seconds a socket may stay open after the answer
-
-
-def peer_address(name: object, native: bool = True) -> str:
-    """The transport's ``peername`` as the broker prints the socket address (``/10.0.0.1:5000``;
-    IPv6 as its acceptor's transport prints it, ``native`` or NIO: see ``java_socket_address``)."""
-    if isinstance(name, tuple) and len(name) >= 2:
-        host = name[0]
-        if len(name) == 2:  # AF_INET: the kernel's dotted quad is already what Java prints
-            return f"/{host}:{name[1]}"
-        # AF_INET6: (host, port, flowinfo, scope_id) on both loops; the scope is the tuple's number
-        # (Python 3.7+ leaves "%scope" out of the host; never trust it to be there or not)
-        scope_id = int(name[3]) if len(name) >= 4 else 0
-        return java_socket_address(str(host).partition("%")[0], int(name[1]), scope_id, native=native)
-    return str(name)
 
 
 async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
@@ -64,18 +50,14 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
             if not data:
                 return
             head += data
-        detected = detect_protocol(head)
+        detected = detect_on_acceptor(head, spec.protocols)
         if detected is None:
-            if is_http(head):
-                _drop(io, env, spec, "http", "HTTP is not served on a redirecting acceptor", protocol)
-                return
-            detected = FALLBACK_PROTOCOL  # the broker serves unknown bytes as CORE
+            _drop(io, env, spec, "http", "HTTP is not served on a redirecting acceptor", protocol)
+            return
         protocol = detected
         env.metrics.connections.inc(spec.name, protocol)
         if not spec.allows(protocol):
-            shown = ",".join(spec.protocols or ())
-            _drop(io, env, spec, "protocol_not_allowed", f"{protocol} is not in the acceptor's protocols={shown}",
-                  protocol)
+            await _unserved(io, env, spec, protocol)
             return
         session = SESSIONS.get(protocol)
         if session is None:
@@ -98,6 +80,24 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
     except (ConnectionError, ssl.SSLError, OSError):
         if not io.answered:
             env.metrics.handshake_errors.inc(spec.name, "connection_lost")
+
+
+async def _unserved(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str) -> None:
+    """No manager of the acceptor claims the bytes and it does not serve the CORE fallback: the
+    broker logs "failed to find a protocol manager" and leaves the connection open, unanswered
+    (its handshake timeout ended with the first 8 bytes). So does serve, until the client closes or
+    the handshake deadline passes."""
+    env.metrics.handshake_errors.inc(spec.name, "protocol_not_allowed")
+    remote = io.peer.remote_address
+    shown = ",".join(spec.protocols or ())
+    env.log.warning("unserved", f"{remote} [{spec.name}]: no manager of protocols={shown} claims the connection "
+                                f"and {protocol} is not among them: left open unanswered, as the broker does",
+                    remote=remote, listener=spec.name, protocol=protocol, reason="protocol_not_allowed")
+    try:
+        while await io.read():
+            pass
+    except HandshakeTimeout:
+        pass
 
 
 def _drop(io: ConnIO, env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -> None:

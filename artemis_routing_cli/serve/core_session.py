@@ -2,13 +2,19 @@
 waits for the topology answer before CREATESESSION), then CREATESESSION -> route ->
 DISCONNECT_V3 + exception (redirect) or an exception (refusal, the connection stays open).
 
+The HORNETQ protocol is the same manager for HornetQ clients (``HORNETQ`` prologue): a HornetQ
+client's version is older than 2.18, so it gets code 108 (or 105 first for a bad user).
+
 ActiveMQPacketHandler.handleCreateSession checks, in order: the client version is one the
 broker knows (else code 108), the user (``--users-file``; else the security exception, code 105
 AMQ229031, and the connection stays open for another try), the version supports routing (2.18+,
 else code 108), then routes.
 
-After a redirect the broker leaves the socket for the client to close; so do we, for at most
-``linger`` seconds.
+After any answer the broker leaves the socket for the client to close, and its failure check
+(RemotingServiceImpl, every ``connection-ttl-check-interval``) only closes a connection that sent
+nothing for a whole connection TTL: 60 s, or the TTL of the client's PINGs, or broker.xml's
+``<connection-ttl-override>``. So does serve: a refused client that keeps pinging may retry on the
+same connection as long as it likes; a silent one goes after the TTL.
 """
 
 from __future__ import annotations
@@ -16,18 +22,45 @@ from __future__ import annotations
 import time
 
 from ..protocols import core_packets as pk
-from ..protocols.core import CoreServer, CreateSessionReceived
+from ..protocols.core import DEFAULT_CONNECTION_TTL, CoreServer, CreateSessionReceived, PingReceived
+from ..protocols.core_buffer import UnencodableParameter
+from .amqp_settings import NO_TTL_OVERRIDE
 from .conn import ConnIO, Env
 
+HORNETQ_PROLOGUE = b"HORNETQ"  # HornetQProtocolManager.handshake skips it
 
-async def run(io: ConnIO, first: bytes, env: Env) -> None:
-    server = CoreServer(node_id=env.own_node_id, router=env.router_name)
+
+class _Ttl:
+    """The connection's TTL as the broker keeps it (ms): the default, or ``<connection-ttl-override>``;
+    without an override each PING's TTL replaces it (CoreProtocolManager.LocalChannelHandler)."""
+
+    __slots__ = ("override", "ms")
+
+    def __init__(self, override: int) -> None:
+        self.override = override
+        self.ms = DEFAULT_CONNECTION_TTL if override == NO_TTL_OVERRIDE else override
+
+    def ping(self, ttl: int) -> None:
+        if self.override == NO_TTL_OVERRIDE:
+            self.ms = ttl
+
+    def idle_limit(self, linger: float) -> float:
+        """Seconds of silence the broker allows once the client has its answer (-1: no limit in
+        the broker; serve keeps ``linger`` then, still renewed by the client's packets)."""
+        return self.ms / 1000.0 if self.ms > 0 else linger
+
+
+async def run(io: ConnIO, first: bytes, env: Env, prologue: bytes = pk.HANDSHAKE, protocol: str = "CORE") -> None:
+    server = CoreServer(node_id=env.own_node_id, router=env.router_name, prologue=prologue)
+    ttl = _Ttl(env.connection_ttl_override)
     events = server.receive_data(first)
     while True:
         for event in events:
             if isinstance(event, CreateSessionReceived):
-                await _session(io, server, event, env)
+                await _session(io, server, event, env, protocol, ttl)
             else:
+                if isinstance(event, PingReceived):
+                    ttl.ping(event.connection_ttl)
                 io.write(server.reply(event, unique_event_id=int(time.time() * 1000)))
         data = await io.read()
         if not data:
@@ -35,30 +68,53 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
         events = server.receive_data(data)
 
 
-async def _session(io: ConnIO, server: CoreServer, event: CreateSessionReceived, env: Env) -> None:
-    """Answer one CREATESESSION; the connection stays open whatever the answer."""
+async def run_hornetq(io: ConnIO, first: bytes, env: Env) -> None:
+    """The HORNETQ manager: CORE's (HornetQProtocolManager extends CoreProtocolManager, adding
+    only message-property interceptors), skipping a ``HORNETQ`` prologue instead of ``ARTEMIS``.
+    It also takes the connections no manager claims (it accepts clients without a handshake)."""
+    await run(io, first, env, HORNETQ_PROLOGUE, "HORNETQ")
+
+
+async def _session(io: ConnIO, server: CoreServer, event: CreateSessionReceived, env: Env, protocol: str,
+                   ttl: _Ttl) -> None:
+    """Answer one CREATESESSION; the connection stays open whatever the answer, for as long as the
+    client sends something within the connection TTL (RemotingServiceImpl's failure check)."""
     if event.version not in pk.COMPATIBLE_CLIENT_VERSIONS:
         io.write(server.refuse("REFUSED_USE_ANOTHER"))  # the codec answers code 108 here
+        io.mark_answered(env.linger, ttl.idle_limit(env.linger))
         return
     ok, identity = env.identify(event.username, event.password)
     if not ok:
-        io.write(server.reject_security(io.peer.remote_address))
-        env.auth_failed(io.peer, "CORE", event.username)
+        io.write(server.reject_security(io.peer.broker_address))
+        env.auth_failed(io.peer, protocol, event.username)
+        io.mark_answered(env.linger, ttl.idle_limit(env.linger))  # it may try again with other credentials
         return
     if not event.supports_routing:
-        env.log.info("handshake", f"{io.peer.remote_address} [CORE]: client version {event.version} cannot be "
+        env.log.info("handshake", f"{io.peer.remote_address} [{protocol}]: client version {event.version} cannot be "
                                   "routed (before 2.18): versions incompatible (AMQ229033)",
                      remote=io.peer.remote_address, client_version=event.version)
         io.write(server.refuse("REFUSED_USE_ANOTHER"))
-        io.mark_answered(env.linger)
+        io.mark_answered(env.linger, ttl.idle_limit(env.linger))
         return
-    decision = await env.route(io.peer, "CORE", client_id=event.client_id,
+    decision = await env.route(io.peer, protocol, client_id=event.client_id,
                                username=identity.user if identity else event.username,
                                roles=identity.roles if identity else ())
     if decision.redirect:
-        assert decision.host is not None and decision.port is not None
-        io.write(server.redirect(decision.node_id or "", decision.connector_name or "", decision.host,
-                                       decision.port, decision.params))
+        assert decision.host is not None and decision.port is not None and decision.connector is not None
+        connector = decision.connector
+        try:
+            answer = server.redirect(decision.node_id or "", connector.name, decision.host, decision.port,
+                                     connector.params, extra_props=connector.extra_props,
+                                     factory_class_name=connector.factory_class_name)
+        except UnencodableParameter as exc:
+            # The broker's DISCONNECT_V3 encoding throws after the channels are gone; its
+            # handleCreateSession answers an internal error and the connection is of no more use.
+            env.log.error("redirect", f"{io.peer.remote_address} [{protocol}]: connector {connector.name}: parameter "
+                                      f"{exc.key!r} has no value (written without '='), which the broker cannot "
+                                      f"send to a CORE client ({exc}): internal error, as the broker answers",
+                          remote=io.peer.remote_address, connector=connector.name, parameter=exc.key)
+            answer = server.internal_error()
+        io.write(answer)
     else:
         io.write(server.refuse(decision.status))
-    io.mark_answered(env.linger)
+    io.mark_answered(env.linger, ttl.idle_limit(env.linger))

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..config.model import BrokerConfig
+from ..javastr import java_hashmap_order
+from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..routing.keys import Connection
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router, RouteResult
 from ..routing.targets import Target
@@ -19,16 +21,17 @@ from .store import RouterStore
 
 @dataclass(frozen=True)
 class Decision:
-    """What to tell the client: ``status`` OK means redirect to ``host:port``. It depends on the
-    target alone, so a router keeps one per target (:meth:`RouterService.answer`): treat it,
-    ``params`` included, as read-only."""
+    """What to tell the client: ``status`` OK means redirect to ``host:port`` (CORE clients get
+    ``connector``, the target's TransportConfiguration). It depends on the target alone, so a
+    router keeps one per target (:meth:`RouterService.answer`): treat it, ``connector``
+    included, as read-only."""
 
     status: str
     host: str | None = None
     port: int | None = None
     node_id: str | None = None
     connector_name: str | None = None
-    params: dict[str, bool | int | str] | None = None
+    connector: TransportConfig | None = None
     note: str = ""
     #: how the route log line shows it: "TARGET (HOST:PORT, node ID)", or "STATUS (note)"
     shown: str = field(init=False, repr=False, compare=False)
@@ -79,30 +82,45 @@ class RouterService:
             if self.local_target is None:
                 return Decision(REFUSED_USE_ANOTHER, note="local target: no --local-target, refused")
             host, port = self.local_target
-            return Decision(OK, host, port, target.node_id, "local", {"host": host, "port": str(port)})
+            return Decision(OK, host, port, target.node_id, "local", self.connector_config("local", host, port))
         if target.host is None or target.port is None:
             return Decision(REFUSED_UNAVAILABLE, note=f"target {target.name} has no known address")
         return Decision(OK, target.host, target.port, target.node_id, target.name,
-                        self.connector_params(target.name, target.host, target.port))
+                        self.connector_config(target.name, target.host, target.port))
 
-    def connector_params(self, name: str, host: str, port: int) -> dict[str, bool | int | str]:
-        """The target connector's parameters as the broker's TransportConfiguration holds them:
-        host and port as strings (the URL schema's ``"" + value``) plus the URL's query."""
-        params: dict[str, bool | int | str] = {"host": host, "port": str(port)}
+    def connector_config(self, name: str, host: str, port: int) -> TransportConfig:
+        """The target's connector as the broker's TransportConfiguration holds it: for a
+        ``<connector>`` of broker.xml its params (the URL's transport parameters, ``host`` and
+        ``port`` as text, plus what ``<mask-password>`` adds) and extraProps (the other query
+        parameters), each in HashMap order. For any other target (``--local-target``, a member
+        known only from ``--targets``, or one that merely shares a connector's name, as a
+        discovered node announcing its own ``artemis`` connector does) host and port as a
+        ``tcp://host:port`` URL gives them."""
         connector = self.cfg.connectors.get(name)
-        if connector is not None:
-            for key, value in connector.url.params.items():
-                if key not in ("host", "port"):
-                    params[key] = value
-        return params
+        if connector is None or (connector.host, connector.port) != (host, port):
+            return TransportConfig(name, params=_host_port_params(host, port))
+        params = connector.params or connector.url.params  # a model built without <mask-password> reading
+        return TransportConfig(name, params=dict(params), extra_props=dict(connector.url.extra_props))
+
+
+def _host_port_params(host: str, port: int) -> dict[str, ParamValue]:
+    given: dict[str, ParamValue] = {"host": host, "port": str(port)}
+    return {key: given[key] for key in java_hashmap_order(given)}
 
 
 class Peer(NamedTuple):
     """Where a connection comes from, for keys and log lines (a tuple: one is made per socket)."""
 
     listener: str
-    remote_address: str  # as Java prints it: /10.0.0.1:5000
+    remote_address: str  # as Java prints the socket address: /10.0.0.1:5000 (keys and our log lines)
     sni_host: str | None = None
+
+    @property
+    def broker_address(self) -> str:
+        """``connection.getRemoteAddress()`` as the broker (2.43+) puts it in its texts (AMQ229031...):
+        SocketAddressUtil drops the leading ``/``: ``10.0.0.1:5000``, ``[0:0:0:0:0:0:0:1%0]:5000``."""
+        address = self.remote_address
+        return address[1:] if address.startswith("/") else address
 
 
 async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, metrics: Metrics, peer: Peer,

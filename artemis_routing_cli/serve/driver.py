@@ -22,8 +22,8 @@ import ssl
 from collections.abc import Coroutine
 from typing import Any
 
-from .conn import WAIT_FOR_DATA, ConnIO, Env, HandshakeTimeout
-from .connection import Limits, peer_address, serve_connection
+from .conn import WAIT_FOR_DATA, ConnIO, Env, HandshakeTimeout, peer_address
+from .connection import Limits, serve_connection
 from .deadlines import Deadlines
 from .decide import Peer
 from .listeners import ListenerSpec
@@ -34,7 +34,7 @@ class Listener:
     """What every connection of one listener shares."""
 
     __slots__ = ("spec", "name", "tls", "native", "env", "limits", "open", "allowed", "loop", "handshake_deadlines",
-                 "linger_deadlines")
+                 "linger_deadlines", "idle_deadlines")
 
     def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop) -> None:
         self.spec = spec
@@ -44,10 +44,21 @@ class Listener:
         self.env = env
         self.limits = limits
         self.open = 0
-        self.allowed = min(limits.max_connections, spec.connections_allowed or limits.max_connections)
+        allowed = spec.connections_allowed  # None: the acceptor sets no limit; 0: it takes none
+        self.allowed = limits.max_connections if allowed is None else min(limits.max_connections, allowed)
         self.loop = loop
         self.handshake_deadlines = Deadlines(loop, spec.handshake_timeout or limits.handshake_timeout)
         self.linger_deadlines = Deadlines(loop, limits.linger)
+        self.idle_deadlines: dict[float, Deadlines] = {}  # by idle limit (CORE: its connection TTLs)
+
+    def deadlines_after_answer(self, idle_limit: float | None) -> Deadlines:
+        """The queue for a connection's deadline after its answer: ``linger``, or its idle limit."""
+        if idle_limit is None:
+            return self.linger_deadlines
+        deadlines = self.idle_deadlines.get(idle_limit)
+        if deadlines is None:
+            deadlines = self.idle_deadlines[idle_limit] = Deadlines(self.loop, idle_limit)
+        return deadlines
 
     def open_now(self) -> float:
         """Connections open on this listener (the ``arouter_connections_open`` gauge)."""
@@ -98,6 +109,9 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         if self._coro is None:
             return
         self.feed(data)
+        if self.idle_limit is not None and self._lingering and self._deadlines is not None:
+            self._deadlines.discard(self)  # the client is alive: its silence starts again
+            self._deadlines.add(self)
         if self._waiting:
             self._step(None)
 
@@ -170,13 +184,14 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         self._step(None)
 
     def _linger(self) -> None:
-        """After the answer the socket stays at most ``linger`` seconds more."""
+        """After the answer the socket stays at most ``linger`` seconds more, or - with an idle
+        limit - while the client sends something within that limit."""
         self._lingering = True
         if self._deadlines is not None:
             self._deadlines.discard(self)
             self._deadlines = None
         if not self.expired:
-            self._deadlines = self.listener.linger_deadlines
+            self._deadlines = self.listener.deadlines_after_answer(self.idle_limit)
             self._deadlines.add(self)
 
     def expire(self) -> None:

@@ -4,7 +4,9 @@ MBean ``org.apache.activemq.artemis:broker="B",component=connection-routers,name
 
 * ``getTarget(key)`` - the target for a key (CompositeData: nodeID, local, connector{name,
   factoryClassName, params}) or null when the router does not answer OK. Enters the routing
-  engine through ``Router.route_key`` (no key resolution, no key-filter), like the broker;
+  engine through ``Router.route_key`` (no key resolution, no key-filter), like the broker. The
+  params TabularData has the row items ``key``/``value`` Jolokia turns into a plain map
+  (``{"host": "b2", "port": "61617"}``);
 * ``getTargetAsJSON(key)`` - the same as a JSON string (the connector with ``extraProps``);
 * ``getLocalTargetFilter()`` / ``setLocalTargetFilter(regexp)`` and ``getTargetKeyFilter()`` /
   ``setTargetKeyFilter(regexp)`` (also as the attributes ``LocalTargetFilter`` and
@@ -12,7 +14,10 @@ MBean ``org.apache.activemq.artemis:broker="B",component=connection-routers,name
 
 Requests are Jolokia's: ``{"type": "exec", "mbean": ..., "operation": ..., "arguments": [...]}``
 (or a list of them); answers are ``{"request": ..., "value": ..., "status": 200, "timestamp": s}``
-or ``{"request": ..., "error_type": ..., "error": ..., "status": 4xx/5xx, "timestamp": s}``.
+or ``{"request": ..., "error_type": ..., "error": ..., "status": 4xx/5xx, "timestamp": s}``. Jolokia's
+JSON objects are ``java.util.HashMap``s: every object is written with its keys in HashMap order
+(:func:`java_map`), compact and in UTF-8 (its JSONWriter escapes only ``"``, ``\\`` and control
+characters).
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ import json
 import time
 from typing import Any
 
-from ..protocols.core_buffer import NETTY_CONNECTOR_FACTORY
-from ..protocols.core_java import java_hashmap_order
+from ..javastr import java_hashmap_order
+from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..routing.javaregex import JavaRegexError, compile_java
 from ..routing.router import OK, RouteResult
 from .decide import RouterService
@@ -104,10 +109,10 @@ class RouterControl:
         try:
             value = self._dispatch(request)
         except JolokiaError as exc:
-            return {"request": request, "error_type": exc.error_type,
-                    "error": f"{exc.error_type} : {exc}" if not str(exc).startswith(exc.error_type) else str(exc),
-                    "status": exc.status, "timestamp": stamp}
-        return {"request": request, "value": value, "status": 200, "timestamp": stamp}
+            return java_map({"request": request, "error_type": exc.error_type,
+                             "error": f"{exc.error_type} : {exc}" if not str(exc).startswith(exc.error_type)
+                             else str(exc), "status": exc.status, "timestamp": stamp})
+        return java_map({"request": request, "value": value, "status": 200, "timestamp": stamp})
 
     def _dispatch(self, request: dict[str, Any]) -> Any:
         kind = str(request.get("type", "")).lower()
@@ -121,7 +126,7 @@ class RouterControl:
         if kind == "read":
             attribute = request.get("attribute")
             if attribute is None:
-                return {a: self._read(service, a) for a in ATTRIBUTES}
+                return java_map({a: self._read(service, a) for a in ATTRIBUTES})
             return self._read(service, str(attribute))
         if kind == "write":
             self._write(service, str(request.get("attribute")), request.get("value"))
@@ -179,40 +184,78 @@ class RouterControl:
             router.key_filter = None if blank else text
 
 
-def _ordered(params: dict[str, bool | int | str]) -> dict[str, str]:
-    return {k: str(params[k]).lower() if isinstance(params[k], bool) else str(params[k])
-            for k in java_hashmap_order(params)}
+def java_map(items: dict[str, Any]) -> dict[str, Any]:
+    """``items`` with its keys in the order Jolokia writes a JSON object: its ``JSONObject`` is a
+    ``java.util.HashMap``, so the keys come out in HashMap order, whatever order they went in."""
+    return {key: items[key] for key in java_hashmap_order(items)}
 
 
-def _connector(service: RouterService, result: RouteResult) -> tuple[str, dict[str, str]] | None:
+def _connector(service: RouterService, result: RouteResult) -> TransportConfig | None:
     target = result.target
     if target is None or target.local or target.host is None or target.port is None:
         return None  # the broker's LocalTarget has no connector
-    return target.name, _ordered(service.connector_params(target.name, target.host, target.port))
+    return service.connector_config(target.name, target.host, target.port)
 
 
 def target_json(service: RouterService, result: RouteResult) -> str | None:
-    """ConnectionRouterControl.getTargetAsJSON: compact JSON, or None unless OK."""
+    """ConnectionRouterControl.getTargetAsJSON: the broker's own compact JSON (its builder keeps
+    insertion order): nodeID, local, connector = ``TransportConfiguration.toJson`` (name,
+    factoryClassName, params, extraProps; each map in its HashMap order, Booleans as JSON
+    booleans, a value-less parameter as null), or null unless OK."""
     if result.status != OK or result.target is None:
         return None
     connector = _connector(service, result)
     data: dict[str, Any] = {"nodeID": result.target.node_id, "local": result.target.local, "connector": None}
     if connector is not None:
-        name, params = connector
-        data["connector"] = {"name": name, "factoryClassName": NETTY_CONNECTOR_FACTORY, "params": params,
-                             "extraProps": {}}
+        data["connector"] = {"name": connector.name, "factoryClassName": connector.factory_class_name,
+                             "params": _in_order(connector.params), "extraProps": _in_order(connector.extra_props)}
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
+# Deliberately unlike the broker, which answers connector passwords (trustStorePassword, ...) in
+# clear over its management API: arouter never shows a password. The CORE redirect still carries
+# them, as the broker's does, because the client needs them to connect (docs/fidelity.md).
+MASK = "****"
+# what <mask-password> adds: the codec's class name and a flag, not secrets
+_NOT_SECRET = frozenset({"activemq.passwordcodec", "activemq.usemaskedpassword"})
+
+
+def _shown(key: str, value: ParamValue) -> ParamValue:
+    """``value``, or the mask for a password (trustStorePassword, keyStorePassword, ...)."""
+    if value is None or key in _NOT_SECRET or "password" not in key.lower():
+        return value
+    return MASK
+
+
+def _in_order(values: dict[str, ParamValue]) -> dict[str, ParamValue]:
+    return {key: _shown(key, values[key]) for key in java_hashmap_order(values)}
+
+
 def target_composite(service: RouterService, result: RouteResult) -> dict[str, Any] | None:
-    """ConnectionRouterControl.getTarget as Jolokia serializes its CompositeData (the params
-    TabularData, indexed by ``key``, becomes a map from each key to its row)."""
+    """ConnectionRouterControl.getTarget as Jolokia writes its CompositeData, or null unless OK.
+
+    The target is CompositeData {nodeID, local, connector}; the connector CompositeData {name,
+    factoryClassName, params}, where params - the connector's params only, no extraProps - is
+    TabularData whose rows are exactly ``key`` (STRING, the index) and ``value`` (STRING:
+    ``Objects.toString(value, null)``). Jolokia writes such an MXBean-style map as a plain JSON
+    object ``{key: value}`` and every object's keys in HashMap order.
+    """
     if result.status != OK or result.target is None:
         return None
     connector = _connector(service, result)
     data: dict[str, Any] = {"nodeID": result.target.node_id, "local": result.target.local, "connector": None}
     if connector is not None:
-        name, params = connector
-        data["connector"] = {"name": name, "factoryClassName": NETTY_CONNECTOR_FACTORY,
-                             "params": {k: {"key": k, "value": v} for k, v in params.items()}}
-    return data
+        params = {key: _java_to_string(_shown(key, connector.params[key]))
+                  for key in java_hashmap_order(connector.params)}
+        data["connector"] = java_map({"name": connector.name, "factoryClassName": connector.factory_class_name,
+                                      "params": java_map(params)})
+    return java_map(data)
+
+
+def _java_to_string(value: ParamValue) -> str | None:
+    """``Objects.toString(value, null)``."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

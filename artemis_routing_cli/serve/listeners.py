@@ -2,22 +2,37 @@
 or ``--listen HOST:PORT`` paired with ``--router NAME``.
 
 Acceptors usually say ``0.0.0.0``; the listener binds ``127.0.0.1`` unless ``--bind-host`` says
-otherwise (``--bind-host acceptor`` keeps the acceptor's own host). The acceptor parameters the
-broker reads for such a socket are honoured: ``protocols`` (the others are closed),
-``sslEnabled``, ``handshake-timeout`` (seconds) and ``connectionsAllowed``.
+otherwise (``--bind-host acceptor`` keeps the acceptor's own host, without an IPv6 address's
+brackets). The acceptor parameters the broker reads for such a socket are honoured:
+
+* ``protocols`` (``Acceptor.protocols``: None for every protocol; names the broker does not know
+  are only logged, by the broker and at start-up here);
+* ``sslEnabled``;
+* ``handshake-timeout`` (seconds; ``ConfigurationHelper.getIntProperty``: ``Integer.parseInt``
+  of the text as written, so `` 5`` is not a number; one that is not falls back to the broker's
+  default 10 with a log line; 0 or less means the broker has no timeout, and serve keeps its own
+  ``--handshake-timeout`` as a safety limit);
+* ``connectionsAllowed`` (``getLongProperty``: ``Long.parseLong``, untrimmed, else the default -1:
+  no limit; the broker accepts a connection while it has fewer than that many, so 0 or any other
+  negative number refuses every connection);
+* the AMQP settings (``saslMechanisms``, ``maxFrameSize``, ``initialRemoteMaxFrameSize``,
+  ``amqpIdleTimeout``: see :mod:`.amqp_settings`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
+from ..javastr import java_parse_int, java_parse_long
+from .amqp_settings import DEFAULT_AMQP, AmqpSettings, amqp_settings, connection_ttl_override
 
 DEFAULT_BIND_HOST = "127.0.0.1"
 BIND_ACCEPTOR = "acceptor"
-PROTOCOLS = ("AMQP", "CORE", "MQTT", "OPENWIRE", "STOMP")
+DEFAULT_HANDSHAKE_TIMEOUT = 10  # TransportConstants.DEFAULT_HANDSHAKE_TIMEOUT (seconds)
+NO_CONNECTION_LIMIT = -1  # TransportConstants.DEFAULT_CONNECTIONS_ALLOWED
 
 _HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<host>[^:\[\]]*)):(?P<port>\d+)$")
 
@@ -31,8 +46,10 @@ class ListenerSpec:
     protocols: tuple[str, ...] | None = None  # None: every protocol
     tls: bool = False
     source: str = ""  # the acceptor URL or the --listen value
-    handshake_timeout: float | None = None  # seconds, from the acceptor's handshake-timeout
-    connections_allowed: int | None = None  # the acceptor's connectionsAllowed
+    handshake_timeout: float | None = None  # seconds, the acceptor's handshake-timeout (None: --handshake-timeout)
+    connections_allowed: int | None = None  # the acceptor's connectionsAllowed (None: no limit; 0: none)
+    amqp: AmqpSettings = DEFAULT_AMQP
+    notes: tuple[str, ...] = field(default=(), compare=False)  # start-up warnings about the acceptor
 
     def allows(self, protocol: str) -> bool:
         return self.protocols is None or protocol in self.protocols
@@ -54,36 +71,73 @@ def parse_host_port(value: str, option: str, default_host: str = DEFAULT_BIND_HO
     return host, port
 
 
-def _int_param(value: str | None, what: str, acceptor: str) -> int | None:
-    if value is None or not value.strip():
-        return None
-    try:
-        return int(value.strip())
-    except ValueError:
-        raise UsageError(f"acceptor {acceptor!r}: {what}={value!r} is not a whole number") from None
+def acceptor_handshake_timeout(value: str | None) -> tuple[int | None, str | None]:
+    """ProtocolHandler: ``getIntProperty("handshake-timeout", 10)``, a timeout only when it is > 0.
+    Seconds, or None (not written: ``--handshake-timeout`` applies; 0 or less: the broker has no
+    timeout, ``--handshake-timeout`` stays as serve's safety limit), and a start-up note."""
+    if value is None:
+        return None, None
+    number = java_parse_int(value)
+    if number is None:
+        return DEFAULT_HANDSHAKE_TIMEOUT, (f"handshake-timeout={value!r} is not an int (Integer.parseInt): the "
+                                           f"broker logs it and uses {DEFAULT_HANDSHAKE_TIMEOUT}")
+    if number <= 0:
+        return None, (f"handshake-timeout={value}: the broker sets no handshake timeout; serve keeps "
+                      "--handshake-timeout as its limit")
+    return number, None
+
+
+def acceptor_connections_allowed(value: str | None) -> tuple[int | None, str | None]:
+    """NettyAcceptor: ``getLongProperty("connectionsAllowed", -1)``: None for no limit, else how
+    many connections it may hold (a negative number other than -1 holds none)."""
+    if value is None:
+        return None, None
+    number = java_parse_long(value)
+    if number is None:
+        return None, (f"connectionsAllowed={value!r} is not a long (Long.parseLong): the broker logs it and "
+                      "sets no limit")
+    if number == NO_CONNECTION_LIMIT:
+        return None, None
+    return max(number, 0), None
 
 
 def from_acceptors(cfg: BrokerConfig, routers: list[str] | None, bind_host: str | None) -> list[ListenerSpec]:
     specs: list[ListenerSpec] = []
+    ttl_override, _ = connection_ttl_override(cfg)
     for acceptor in cfg.routed_acceptors():
         router = acceptor.router or ""
         if routers and router not in routers:
             continue
         url = acceptor.url
-        host = url.host if bind_host == BIND_ACCEPTOR else (bind_host or DEFAULT_BIND_HOST)
-        timeout = _int_param(url.param("handshake-timeout"), "handshake-timeout", acceptor.name)
-        allowed = _int_param(url.param("connectionsAllowed"), "connectionsAllowed", acceptor.name)
+        if bind_host == BIND_ACCEPTOR:
+            if url.host_unknown:
+                raise UsageError(f"acceptor {acceptor.name!r}: --bind-host acceptor, but java.net.URI finds no host "
+                                 f"in {url.authority or url.raw!r} (the broker holds 'null' and cannot listen)")
+            host = url.socket_host
+        else:
+            host = bind_host or DEFAULT_BIND_HOST
+        notes: list[str] = []
+        timeout, note = acceptor_handshake_timeout(url.param("handshake-timeout"))
+        notes += [note] if note else []
+        allowed, note = acceptor_connections_allowed(url.param("connectionsAllowed"))
+        notes += [note] if note else []
+        if acceptor.unknown_protocols:
+            notes.append(f"protocols= names {', '.join(repr(p) for p in acceptor.unknown_protocols)}, which the "
+                         "broker does not know (it only logs them)" + ("" if acceptor.protocols else
+                                                                      ": no known name left, every protocol is served"))
+        amqp = amqp_settings({**url.params, **url.extra_props}, ttl_override)
         specs.append(ListenerSpec(
             name=acceptor.name, router=router, host=host, port=url.port, protocols=acceptor.protocols,
             tls=acceptor.ssl_enabled, source=url.raw,
-            handshake_timeout=float(timeout) if timeout and timeout > 0 else None,
-            connections_allowed=allowed if allowed and allowed > 0 else None,
+            handshake_timeout=float(timeout) if timeout is not None else None,
+            connections_allowed=allowed, amqp=amqp, notes=tuple(notes) + amqp.notes,
         ))
     return specs
 
 
-def from_options(listen: list[str], routers: list[str]) -> list[ListenerSpec]:
-    """``--listen`` values paired with ``--router`` values (one router applies to every listen)."""
+def from_options(listen: list[str], routers: list[str], amqp: AmqpSettings = DEFAULT_AMQP) -> list[ListenerSpec]:
+    """``--listen`` values paired with ``--router`` values (one router applies to every listen);
+    ``amqp`` is what a default acceptor answers (with ``<connection-ttl-override>``)."""
     if not routers:
         raise UsageError("--listen needs --router NAME (the connection router that decides)")
     if len(routers) not in (1, len(listen)):
@@ -100,14 +154,14 @@ def from_options(listen: list[str], routers: list[str]) -> list[ListenerSpec]:
         host, port = parse_host_port(text, "--listen")
         router = routers[i] if len(routers) > 1 else routers[0]
         specs.append(ListenerSpec(name=f"listen-{i + 1}", router=router, host=host, port=port, tls=tls,
-                                  source=value))
+                                  source=value, amqp=amqp))
     return specs
 
 
 def plan_listeners(cfg: BrokerConfig, listen: list[str], routers: list[str],
                    bind_host: str | None) -> list[ListenerSpec]:
     if listen:
-        specs = from_options(listen, routers)
+        specs = from_options(listen, routers, amqp_settings({}, connection_ttl_override(cfg)[0]))
     else:
         specs = from_acceptors(cfg, routers or None, bind_host)
         if not specs:
@@ -120,8 +174,4 @@ def plan_listeners(cfg: BrokerConfig, listen: list[str], routers: list[str],
             names = ", ".join(sorted(known)) or "none"
             raise UsageError(f"{spec.source}: no connection router named {spec.router!r} in {cfg.path} "
                              f"(routers: {names})")
-        if spec.protocols is not None:
-            unknown = [p for p in spec.protocols if p not in PROTOCOLS]
-            if unknown:
-                raise UsageError(f"acceptor {spec.name!r}: unknown protocol {unknown[0]!r} in protocols=")
     return specs

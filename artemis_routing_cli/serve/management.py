@@ -152,4 +152,7 @@ class ManagementServer:
 
 
 def _json(status: int, payload: object) -> tuple[int, dict[str, str], bytes]:
-    return status, {"Content-Type": "application/json; charset=utf-8"}, json.dumps(payload).encode("utf-8")
+    """Compact UTF-8 JSON, as Jolokia's JSONWriter writes it (a lone surrogate becomes ``?``, as
+    Java's UTF-8 encoder writes it)."""
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace")
+    return status, {"Content-Type": "application/json; charset=utf-8"}, body

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 
 from ..protocols.openwire import ConnectionInfoReceived, OpenWireServer, WireFormatReceived
-from .conn import ConnIO, Env
+from .conn import ConnIO, Env, peer_address
 
 
 async def run(io: ConnIO, first: bytes, env: Env) -> None:
-    server = OpenWireServer(broker_id=env.own_node_id, broker_name=env.broker_name)
+    server = OpenWireServer(broker_id=env.own_node_id, broker_name=env.broker_name,
+                            broker_url=local_address(io, env))
     io.write(server.handshake_bytes())
     events = server.receive_data(first)
     while True:
@@ -33,11 +34,21 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
         events = server.receive_data(data)
 
 
+def local_address(io: ConnIO, env: Env) -> str | None:
+    """BrokerInfo's brokerURL: ``connection.getLocalAddress()``, the accepted socket's own address as
+    Java prints it without the leading ``/`` (``127.0.0.1:61616``)."""
+    name = io.transport.get_extra_info("sockname")
+    if name is None:
+        return None
+    address = peer_address(name, env.service.router.native_transport)
+    return address[1:] if address.startswith("/") else address
+
+
 async def _connection(io: ConnIO, server: OpenWireServer, event: ConnectionInfoReceived, env: Env) -> None:
     ok, identity = env.identify(event.username, event.password)
     if not ok:
         env.auth_failed(io.peer, "OPENWIRE", event.username)
-        answer = server.reject_security(io.peer.remote_address)
+        answer = server.reject_security(io.peer.broker_address)
     elif not event.fault_tolerant:
         env.log.info("handshake", f"{io.peer.remote_address} [OPENWIRE]: client not fault tolerant: refused "
                                   "before routing", remote=io.peer.remote_address)

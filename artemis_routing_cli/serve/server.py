@@ -21,7 +21,8 @@ from ..probe.jolokia import check_template
 from ..routing.cache import monotonic_ms
 from ..routing.router import Router
 from ..routing.targets import TargetState
-from .auth import Authenticator
+from .amqp_settings import connection_ttl_override
+from .auth import Authenticator, security_enabled
 from .conn import Env
 from .connection import Limits
 from .decide import RouterService
@@ -34,6 +35,7 @@ from .management import MAX_HEAD_BYTES, ManagementServer
 from .metrics import Metrics
 from .monitor import Checker, PoolMonitor, jolokia_checker, tcp_checker
 from .store import CacheDatabase
+from .sweeper import sweep_forever
 from .tls import server_context
 
 DEFAULT_HANDSHAKE_TIMEOUT = 10.0  # seconds: the broker's acceptor handshake-timeout default
@@ -77,6 +79,10 @@ class Server:
         self.broker_name = cfg.name or DEFAULT_BROKER_NAME
         self.specs = plan_listeners(cfg, options.listen, options.routers, options.bind_host)
         self.auth = Authenticator.from_files(options.users_file, options.roles_file)
+        self.security_enabled = security_enabled(cfg)
+        self.ttl_override, _ = connection_ttl_override(cfg)
+        if not self.security_enabled:
+            self.auth = Authenticator()  # the broker validates nobody: the files would change nothing it does
         local = parse_host_port(options.local_target, "--local-target") if options.local_target else None
         self.tls = server_context(options.tls_cert, options.tls_key) if any(s.tls for s in self.specs) else None
         self.db = self._open_db()
@@ -98,6 +104,7 @@ class Server:
         self.addresses: dict[str, tuple[str, int]] = {}
         self.management_address: tuple[str, int] | None = None
         self._servers: list[asyncio.base_events.Server] = []
+        self._sweepers: list[asyncio.Task[None]] = []
         self._listeners: dict[str, Listener] = {}
         self._stopping: asyncio.Event | None = None
 
@@ -125,6 +132,18 @@ class Server:
     # -- start-up ---------------------------------------------------------------------------------
     def _say_startup(self) -> None:
         log = self.log
+        if not self.security_enabled:
+            given = (("--users-file", self.options.users_file), ("--roles-file", self.options.roles_file))
+            ignored = [option for option, value in given if value]
+            said = f": {' and '.join(ignored)} ignored" if ignored else ""
+            log.info("startup", f"{self.cfg.path}: <security-enabled>false</security-enabled>: the broker validates no "
+                                f"user, so every client is taken as it claims and ROLE_NAME keys are NULL{said}")
+        _, ttl_problem = connection_ttl_override(self.cfg)
+        if ttl_problem:
+            log.warning("startup", f"{self.cfg.path}: {ttl_problem}")
+        for spec in self.specs:
+            for note in spec.notes:
+                log.warning("startup", f"acceptor {spec.name}: {note}")
         used = {s.router for s in self.specs}
         for name in sorted(used):
             service = self.services[name]
@@ -161,6 +180,11 @@ class Server:
         self._stopping = asyncio.Event()
         self._say_startup()
         self.monitor.start()
+        for service in self.services.values():
+            cache = service.router.cache
+            if cache is not None and cache.timeout_ms > 0:  # expires while serving, as Caffeine does
+                flush = service.store.flush if service.store is not None else None
+                self._sweepers.append(asyncio.create_task(sweep_forever(cache, flush)))
         for spec in self.specs:
             await self._bind(spec)
         if self.options.management:
@@ -174,7 +198,7 @@ class Server:
         ctx: ssl.SSLContext | None = self.tls if spec.tls else None
         service = self.services[spec.router]
         env = Env(service, self.monitor, self.log, self.metrics, self.auth, service.router.local.node_id,
-                  self.broker_name, self.limits.linger, self.limits.max_frame_size)
+                  self.broker_name, self.limits.linger, self.limits.max_frame_size, spec.amqp, self.ttl_override)
         loop = asyncio.get_running_loop()
         listener = Listener(spec, env, self.limits, loop)
         self._listeners[spec.name] = listener
@@ -237,6 +261,18 @@ class Server:
             except asyncio.TimeoutError:
                 pass
         await self.monitor.stop()
+        for task in self._sweepers:
+            task.cancel()
+        for task in self._sweepers:
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        self._sweepers.clear()
+        for service in self.services.values():
+            cache = service.router.cache
+            if cache is not None:
+                cache.sweep()  # LocalCache.stop: cleanUp, whose removals leave the store too
         if self.db is not None:
             self.db.close()
         self._servers.clear()

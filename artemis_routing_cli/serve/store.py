@@ -8,7 +8,9 @@ reloads every entry when the router starts (``LocalCache.start``). Here the entr
 committed (``synchronous=FULL``) and survives ``kill -9``.
 
 Like the broker, an entry is written only when its node id changes, and an expired entry is
-deleted when the cache drops it.
+deleted when the cache drops it: when its key is looked up, at the periodic sweep and when
+``serve`` stops (:mod:`.sweeper`). Like the broker's journal record, a row holds no access
+time: a reloaded entry starts a fresh timeout.
 """
 
 from __future__ import annotations

@@ -142,9 +142,10 @@ def test_server_sasl_plain_then_redirect_is_byte_exact():
     assert isinstance(init, SaslInit)
     assert (init.mechanism, init.username, init.password) == ("PLAIN", "alice", b"secret")
     assert "secret" not in repr(init)
-    assert server.sasl_outcome(True) == OUTCOME_OK
+    # proton-j's SASL layer is done once the outcome is out: its AMQP header follows unasked
+    assert server.sasl_outcome(True) == OUTCOME_OK + AMQP_HEADER
     assert server.receive_data(AMQP_HEADER) == [ProtocolHeaderReceived(sasl=False)]
-    assert server.data_to_send() == AMQP_HEADER
+    assert server.data_to_send() == b""  # ... and is not written twice
     [opened] = server.receive_data(JMS_OPEN)
     assert isinstance(opened, OpenReceived)
     assert server.redirect("simple-router", "broker2.example", 61617) == BROKER_OPEN + REDIRECT_CLOSE
@@ -190,7 +191,7 @@ def test_server_keeps_pipelined_bytes_until_the_sasl_decision():
     assert [type(e) for e in events] == [SaslInit]
     assert events[0].username == "bob"
     # bytes still queued by receive_data come first
-    assert server.sasl_outcome(True) == SASL_HEADER + MECHANISMS_FRAME + OUTCOME_OK
+    assert server.sasl_outcome(True) == SASL_HEADER + MECHANISMS_FRAME + OUTCOME_OK + AMQP_HEADER
     assert [type(e) for e in server.receive_data(b"")] == [ProtocolHeaderReceived, OpenReceived]
 
 
@@ -199,13 +200,46 @@ def test_server_sasl_auth_failure_and_unknown_mechanism():
     server.receive_data(SASL_HEADER)
     server.receive_data(sasl_init(b"PLAIN", b"\x00u\x00wrong"))
     server.data_to_send()
-    assert server.sasl_outcome(False) == OUTCOME_AUTH
+    # whatever the outcome, proton-j writes the AMQP header behind it (checked against proton-j)
+    assert server.sasl_outcome(False) == OUTCOME_AUTH + AMQP_HEADER
 
     server = AmqpServer()
     server.receive_data(SASL_HEADER)
     server.data_to_send()
     assert server.receive_data(sasl_init(b"EXTERNAL")) == [SaslRejected("EXTERNAL")]
-    assert server.data_to_send() == OUTCOME_SYS  # the broker answers PN_SASL_SYS
+    assert server.data_to_send() == OUTCOME_SYS + AMQP_HEADER  # the broker answers PN_SASL_SYS
+
+
+def test_server_offered_mechanisms_and_ones_it_cannot_carry_out():
+    server = AmqpServer(("EXTERNAL", "SCRAM-SHA-256", "PLAIN"))
+    server.receive_data(SASL_HEADER)
+    offered = b"\xe0\x1f\x03\xa3" + b"\x08EXTERNAL" + b"\x0dSCRAM-SHA-256" + b"\x05PLAIN"  # in the given order
+    assert server.data_to_send() == SASL_HEADER + frame(1, described(0x40, list8(1, offered)))
+    assert server.receive_data(sasl_init(b"SCRAM-SHA-256")) == [SaslRejected("SCRAM-SHA-256", offered=True)]
+    assert server.data_to_send() == OUTCOME_SYS + AMQP_HEADER
+
+    server = AmqpServer(("PLAIN",))
+    server.receive_data(SASL_HEADER)
+    server.data_to_send()
+    assert server.receive_data(sasl_init(b"ANONYMOUS")) == [SaslRejected("ANONYMOUS", offered=False)]
+    # a client that carries on after the failed outcome reaches the Open (the broker then
+    # validates it without a SASL user)
+    server.data_to_send()
+    assert [type(e) for e in server.receive_data(AMQP_HEADER + JMS_OPEN)] == [ProtocolHeaderReceived, OpenReceived]
+    assert server.data_to_send() == b""
+
+
+def test_server_frame_limits_follow_the_acceptor():
+    server = AmqpServer(max_frame_size=512, sasl_max_frame_size=600)
+    server.receive_data(SASL_HEADER)
+    with pytest.raises(ProtocolError, match="larger than the 600 allowed"):
+        server.receive_data(struct.pack(">IBBH", 601, 2, 1, 0))
+    server = AmqpServer(max_frame_size=512)
+    with pytest.raises(ProtocolError, match="larger than the 512 allowed"):
+        server.receive_data(AMQP_HEADER + struct.pack(">IBBH", 513, 2, 0, 0))
+    unlimited = AmqpServer(max_frame_size=0)  # not positive: proton-j sets no limit
+    assert unlimited.receive_data(AMQP_HEADER + struct.pack(">IBBH", 1 << 20, 2, 0, 0)) == [
+        ProtocolHeaderReceived(sasl=False)]
 
 
 def test_server_without_sasl_and_refusals():
@@ -238,7 +272,9 @@ def test_server_reports_the_clients_close_and_other_frames_after_redirect():
         (b"GET", "not an AMQP protocol header"),  # rejected before 8 bytes have arrived
         (b"GET / HTTP/1.1\r\n", "unsupported AMQP protocol header"),
         (b"AMQP\x02\x01\x00\x00", "unsupported AMQP protocol header"),
-        (AMQP_HEADER + struct.pack(">IBBH", 5000, 2, 0, 0), "larger than the 4096 allowed"),
+        # proton-j: AMQP frames (the Open too) up to maxFrameSize, SASL frames up to initialRemoteMaxFrameSize
+        (AMQP_HEADER + struct.pack(">IBBH", 131073, 2, 0, 0), "larger than the 131072 allowed"),
+        (SASL_HEADER + struct.pack(">IBBH", 4097, 2, 1, 0), "larger than the 4096 allowed"),
         (AMQP_HEADER + struct.pack(">IBBH", 8, 1, 0, 0), "malformed AMQP frame header"),
         (AMQP_HEADER + struct.pack(">IBBH", 4, 2, 0, 0), "malformed AMQP frame header"),
         (AMQP_HEADER + frame(1, described(0x41, b"\x45")), "unexpected AMQP frame type"),

@@ -30,7 +30,7 @@ from artemis_routing_cli.protocols.core import (
     TransportConfig,
     UnhandledPacket,
 )
-from artemis_routing_cli.protocols.core_buffer import Reader, Writer
+from artemis_routing_cli.protocols.core_buffer import Reader, UnencodableParameter, Writer
 from artemis_routing_cli.protocols.core_java import java_hashmap_order, java_string_hash
 
 NETTY = "org.apache.activemq.artemis.core.remoting.impl.netty.NettyConnectorFactory"
@@ -146,6 +146,43 @@ def test_transport_configuration_to_string() -> None:
         "factory=org-apache-activemq-artemis-core-remoting-impl-netty-NettyConnectorFactory)?"
     )
     assert "port=61617" in text and "host=10-0-0-2" in text and "trustStorePassword=****" in text
+
+
+def test_transport_configuration_encode_appends_prefixed_extra_props_and_decode_splits_them() -> None:
+    tc = TransportConfig("c", NETTY, {"host": "h", "port": "1", "sslEnabled": True},
+                         {"amqpCredits": "1000", "flag": False})
+    encoded = Writer().transport_config(tc).getvalue()
+    # a JVM's HashMap puts port, sslEnabled, host; and amqpCredits, flag
+    assert encoded == (jstring("c") + jstring(NETTY) + struct.pack(">i", 5)
+                       + jstring("port") + b"\x03" + jstring("1")
+                       + jstring("sslEnabled") + b"\x00\xff"
+                       + jstring("host") + b"\x03" + jstring("h")
+                       + jstring("$.EP.amqpCredits") + b"\x03" + jstring("1000")
+                       + jstring("$.EP.flag") + b"\x00\x00")
+    assert Reader(encoded).transport_config() == tc
+
+
+def test_transport_configuration_with_a_null_value_cannot_be_encoded() -> None:
+    with pytest.raises(UnencodableParameter, match="AMQ219033: Invalid type: null") as caught:
+        Writer().transport_config(TransportConfig("c", NETTY, {"host": "h"}, {"novalue": None}))
+    assert caught.value.key == "novalue"
+
+
+def test_transport_configuration_to_string_shows_extra_props_unmasked() -> None:
+    tc = TransportConfig("c", NETTY, {"host": "h.x", "keyStorePassword": "k"}, {"my.password": "p.q"})
+    assert tc.java_to_string() == ("TransportConfiguration(name=c, factory=org-apache-activemq-artemis-core-remoting-"
+                                   "impl-netty-NettyConnectorFactory)?keyStorePassword=****&host=h-x&my-password=p-q")
+    only_extra = TransportConfig("c", "f", {}, {"a": "1", "b": None})
+    assert only_extra.java_to_string() == "TransportConfiguration(name=c, factory=f)a=1&b=null"  # no "?"
+
+
+def test_redirect_with_an_unencodable_connector_raises_and_internal_error_is_code_0() -> None:
+    server = CoreServer(node_id="n", router="r")
+    connect(server)
+    with pytest.raises(UnencodableParameter):
+        server.redirect("t", "c", "h", 1, {"host": "h", "port": "1"}, extra_props={"x": None})
+    assert server.state is CoreState.CLOSED  # the broker removed every channel before encoding
+    assert CoreServer.internal_error() == frame(20, 1, struct.pack(">i", 0) + nstring(""))
 
 
 # --- server: handshake and housekeeping ----------------------------------------------------------

@@ -12,6 +12,7 @@ from artemis_routing_cli.errors import ProtocolError
 from artemis_routing_cli.protocols.detect import (
     FALLBACK_PROTOCOL,
     NEEDED,
+    detect_on_acceptor,
     detect_protocol,
     is_http,
     need_more,
@@ -94,3 +95,53 @@ def test_fuzz_only_documented_outcomes(data: bytes) -> None:
         return
     assert result in (None, "AMQP", "CORE", "MQTT", "OPENWIRE", "STOMP")
     assert detect_protocol(data[:NEEDED] + b"tail") == result  # only the first 8 bytes count
+
+
+# --- one acceptor's managers only (ProtocolHandler's loop over the acceptor's protocol map) ---------
+MQTT_AND_OPENWIRE = b"\x10\x00\x00\x05\x01Act"  # a CONNECT probe with name length 5 *and* a WireFormatInfo
+
+
+@pytest.mark.parametrize(
+    ("first", "protocols", "expected"),
+    [
+        (b"AMQP\x00\x01\x00\x00", None, "AMQP"),
+        (b"HORNETQ\x00", None, "HORNETQ"),  # HornetQProtocolManager.isProtocol
+        (b"HORNETQ\x00", ("CORE",), "CORE"),  # CORE alone takes it without a handshake... as a frame
+        (b"\x00\x00\x00\x15\x1f\x00\x00\x00", None, "HORNETQ"),  # headerless: HORNETQ accepts no handshake
+        (b"\x00\x00\x00\x15\x1f\x00\x00\x00", ("CORE", "AMQP"), "CORE"),  # no HORNETQ: CORE by default
+        (b"\x10\x1a\x00\x04MQTT", ("AMQP",), "CORE"),  # MQTT is not asked: the CORE fallback (unserved)
+        (b"AMQP\x00\x01\x00\x00", ("MQTT", "CORE"), "CORE"),
+        (MQTT_AND_OPENWIRE, None, "MQTT"),  # a JVM's ConcurrentHashMap asks MQTT before OPENWIRE
+        (MQTT_AND_OPENWIRE, ("OPENWIRE",), "OPENWIRE"),
+        (b"GET / HTTP/1.1", ("AMQP",), None),  # HTTP comes before the managers
+    ],
+)
+def test_detection_on_an_acceptor(first: bytes, protocols: tuple[str, ...] | None, expected: str | None) -> None:
+    assert detect_on_acceptor(first, protocols) == expected
+
+
+def test_the_mqtt_probe_only_closes_when_the_acceptor_serves_mqtt() -> None:
+    past_the_window = b"\x10\x80\x80\x80\x01\x00\x04M"
+    with pytest.raises(ProtocolError):
+        detect_on_acceptor(past_the_window, ("MQTT",))
+    assert detect_on_acceptor(past_the_window, ("AMQP", "HORNETQ")) == "HORNETQ"
+    with pytest.raises(ProtocolError):
+        detect_on_acceptor(b"PROXY TCP4 1.2.3.4", ("AMQP",))
+
+
+OPENINGS = [b"", b"AMQP", b"ARTEMIS", b"HORNETQ", b"\x10", b"\x10\x00\x00\x05\x01Act", b"CONNECT", b"STOMP",
+            b"GET ", b"PROX", b"\r\n\r\n", b"\x00\x00\x01\x06\x01Act"]
+
+
+@given(st.builds(lambda head, tail: (head + tail).ljust(NEEDED, b"\x00"), st.sampled_from(OPENINGS),
+                 st.binary(max_size=12)))
+def test_every_manager_in_the_brokers_order_is_detect_protocols_answer(data: bytes) -> None:
+    """detect_on_acceptor(None) takes detect_protocol's quick path: the same as asking all six."""
+    every = ("AMQP", "CORE", "HORNETQ", "MQTT", "OPENWIRE", "STOMP")
+    try:
+        expected = detect_on_acceptor(data, every)
+    except ProtocolError:
+        with pytest.raises(ProtocolError):
+            detect_on_acceptor(data, None)
+        return
+    assert detect_on_acceptor(data, None) == expected

@@ -32,13 +32,13 @@ def test_the_answer_follows_the_target_object_the_engine_hands_out(tmp_path):
     first = service.answer(result)
     assert (first.status, first.connector_name, first.host, first.port) == (OK, "target2", "10.0.0.2", 61618)
     assert first.node_id == "22222222-2222-2222-2222-222222222222"
-    assert first.params == {"host": "10.0.0.2", "port": "61618"}
+    assert first.connector is not None and first.connector.params == {"port": "61618", "host": "10.0.0.2"}
     assert service.answer(service.router.route(Connection(client_id="FOO1"))) is first  # kept per target
 
     moved = replace(result, target=replace(result.target, node_id="33333333", host="10.0.0.9", port=5672))
     second = service.answer(moved)
     assert (second.node_id, second.host, second.port) == ("33333333", "10.0.0.9", 5672)
-    assert second.params == {"host": "10.0.0.9", "port": "5672"}
+    assert second.connector is not None and second.connector.params == {"port": "5672", "host": "10.0.0.9"}
     assert service.answer(result) is not first and service.answer(result).node_id == first.node_id
 
     unknown = replace(result, target=replace(result.target, host=None))

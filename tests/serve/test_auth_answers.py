@@ -11,6 +11,7 @@ import pytest
 
 from artemis_routing_cli.protocols.amqp import SASL_HEADER, AmqpClient, CloseReceived, OpenReceived
 from artemis_routing_cli.routing.targets import state_from_options
+from artemis_routing_cli.serve.decide import Peer
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, recv_until_closed
 from .test_core_openwire import create_session, frame, nstring, read_frames, utf, wireformat_info
@@ -43,7 +44,7 @@ def test_core_bad_password_gets_the_security_exception_and_may_retry(serve, user
         sock.sendall(b"ARTEMIS" + core_session_with("alice", "wrong", "FOO1"))
         [rejection] = read_frames(sock, 1)
         local = sock.getsockname()
-        message = (f"AMQ229031: Unable to validate user from /{local[0]}:{local[1]}. Username: alice; "
+        message = (f"AMQ229031: Unable to validate user from {local[0]}:{local[1]}. Username: alice; "
                    + SECURITY_TAIL)
         assert rejection == frame(20, 1, struct.pack(">i", 105) + nstring(message))
         # the broker keeps the connection: the same client retries with the right password
@@ -86,7 +87,7 @@ def test_openwire_bad_password_gets_security_exception_before_the_fault_toleranc
     assert [f[4] for f in frames] == [1, 2, 31]  # WireFormatInfo, BrokerInfo, ExceptionResponse
     answer = frames[2]
     assert utf("java.lang.SecurityException") + utf("User name [alice] or password is invalid.") in answer
-    cause = f"AMQ229031: Unable to validate user from /{local[0]}:{local[1]}. Username: alice; {SECURITY_TAIL}"
+    cause = f"AMQ229031: Unable to validate user from {local[0]}:{local[1]}. Username: alice; {SECURITY_TAIL}"
     assert utf("org.apache.activemq.artemis.api.core.ActiveMQSecurityException") + utf(cause) in answer
     assert b"wrong" not in answer
     assert running.routes() == []
@@ -115,7 +116,8 @@ def test_amqp_sasl_anonymous_passes_sasl_then_open_is_unauthorized(serve, users_
     assert opened.open.properties == {"amqp:connection-establishment-failed": True}
     [close] = [e for e in events if isinstance(e, CloseReceived)]
     assert close.error.condition == "amqp:unauthorized-access"
-    assert close.error.description.startswith("AMQ229031: Unable to validate user from /127.0.0.1:")
+    # connection.getRemoteAddress(): SocketAddressUtil drops InetSocketAddress's leading "/"
+    assert close.error.description.startswith("AMQ229031: Unable to validate user from 127.0.0.1:")
     assert close.error.description.endswith(f"Username: null; {SECURITY_TAIL}")
     assert running.routes() == []
 
@@ -133,3 +135,42 @@ def test_amqp_without_sasl_is_asked_for_sasl_when_users_are_checked(serve, users
         sock.sendall(AmqpClient("FOO1", mechanism=None).initiate())
         assert recv_until_closed(sock) == SASL_HEADER
     assert running.routes() == []
+
+
+@pytest.mark.parametrize(("java", "broker"), [
+    ("/10.0.0.1:5000", "10.0.0.1:5000"),
+    ("/[0:0:0:0:0:0:0:1%0]:5000", "[0:0:0:0:0:0:0:1%0]:5000"),  # epoll's scope id stays
+])
+def test_broker_texts_use_the_remote_address_without_the_leading_slash(java, broker):
+    """NettyConnection.getRemoteAddress -> SocketAddressUtil.toString (Artemis 2.43+, ARTEMIS-3915)."""
+    assert Peer("listen-1", java).broker_address == broker
+
+
+def test_amqp_plain_with_a_bad_password_gets_outcome_auth_then_the_amqp_header(serve, users_file):
+    """Whatever the outcome, proton-j's SASL layer is done and the transport writes its AMQP header;
+    a client that carries on to an Open anyway is validated again with its SASL user (and fails)."""
+    running = serve(ROUTER_CORE, routers=["by-client"], users_file=users_file, state=state_from_options(NODE_IDS))
+    response = b"\x00alice\x00wrong"
+    init = b"\x00\x53\x41\xc0" + bytes([1 + 7 + 2 + len(response), 2]) + b"\xa3\x05PLAIN" + b"\xa0" + bytes(
+        [len(response)]) + response
+    open_ = b"\x00\x53\x10\xc0\x05\x01\xa1\x02c1"  # open, container-id "c1"
+    with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
+        sock.sendall(SASL_HEADER + struct.pack(">IBBH", 8 + len(init), 2, 1, 0) + init)
+        outcome = b"\x00\x53\x44\xc0\x03\x01\x50\x01"  # code auth
+        expected = struct.pack(">IBBH", 8 + len(outcome), 2, 1, 0) + outcome + b"AMQP\x00\x01\x00\x00"
+        got = b""
+        while not got.endswith(expected):
+            data = sock.recv(65536)
+            assert data, got
+            got += data
+        sock.sendall(b"AMQP\x00\x01\x00\x00" + struct.pack(">IBBH", 8 + len(open_), 2, 0, 0) + open_)
+        sock.shutdown(socket.SHUT_WR)
+        rest = recv_until_closed(sock)
+    client = AmqpClient("c1", mechanism=None)
+    client.initiate()
+    events = client.receive_data(b"AMQP\x00\x01\x00\x00" + rest)
+    [close] = [e for e in events if isinstance(e, CloseReceived)]
+    assert close.error.condition == "amqp:unauthorized-access"
+    assert close.error.description.endswith(f"Username: alice; {SECURITY_TAIL}")
+    assert running.routes() == []
+    assert all("wrong" not in str(r) for r in running.records)

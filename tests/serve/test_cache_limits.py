@@ -96,7 +96,9 @@ def test_silent_client_is_closed_at_the_handshake_timeout(serve):
     assert [r["reason"] for r in running.records if r["event"] == "closed"] == ["timeout"]
 
 
-def test_protocol_not_in_the_acceptor_list_is_closed(serve, tmp_path):
+def test_protocol_not_in_the_acceptor_list_is_left_open_unanswered(serve, tmp_path):
+    """ProtocolHandler asks only the acceptor's managers: MQTT bytes on protocols=AMQP match none, fall
+    back to CORE, which the acceptor lacks: the broker logs it and leaves the socket open, silent."""
     from tests.peers import free_port
 
     port = free_port()
@@ -107,9 +109,12 @@ def test_protocol_not_in_the_acceptor_list_is_closed(serve, tmp_path):
     assert running.server.addresses["amqp-only"] == ("127.0.0.1", port)
     with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD) as sock:
         sock.sendall(MqttClient().connect("FOO1"))
+        record = running.wait_for(lambda r: r["event"] == "unserved", "the unserved connection")
+        sock.sendall(b"more bytes are read and dropped")
+        sock.shutdown(socket.SHUT_WR)  # the client gives up: only then does the connection end
         assert recv_until_closed(sock) == b""
-    [closed] = [r for r in running.records if r["event"] == "closed"]
-    assert closed["reason"] == "protocol_not_allowed" and closed["protocol"] == "MQTT"
+    assert record["reason"] == "protocol_not_allowed" and record["protocol"] == "CORE"
+    assert not [r for r in running.records if r["event"] == "closed"]
 
 
 @on_both_loops
@@ -123,3 +128,84 @@ def test_connections_over_the_limit_are_closed(serve):
         first.sendall(client.connect("FOO1")[1:])
         [connack] = client.receive_data(recv_until_closed(first))
     assert connack.server_reference == "10.0.0.2:61618"
+
+
+# --- expiry while serving and at stop (Caffeine's maintenance, LocalCache.stop -> cleanUp) ---------
+class Clock:
+    """A hand-moved millisecond clock for the engine's cache."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class RecordingStore:
+    def __init__(self) -> None:
+        self.removed: list[str] = []
+
+    def put(self, key: str, node_id: str) -> None:
+        pass
+
+    def remove(self, key: str) -> None:
+        self.removed.append(key)
+
+
+def swept_cache(timeout_ms: int = 1000):
+    from artemis_routing_cli.routing.cache import RouterCache
+
+    clock, store = Clock(), RecordingStore()
+    return RouterCache(timeout_ms, clock, store), clock, store
+
+
+def test_the_sweep_drops_what_expired_after_its_last_access_and_deletes_it_from_the_store():
+    import asyncio
+
+    cache, clock, store = swept_cache()
+    cache.put("a", "n1")
+    cache.put("b", "n2")
+    clock.now += 600
+    assert cache.get("b") == "n2"  # b's access time moves on
+    clock.now += 400  # a: 1000 ms since its last access (expired, as Caffeine's >=); b: 400
+    assert cache.sweep() == 1 and store.removed == ["a"] and cache.snapshot() == {"b": "n2"}
+    clock.now += 1000
+    from artemis_routing_cli.serve.sweeper import sweep_in_steps
+
+    assert asyncio.run(sweep_in_steps(cache, chunk=1)) == 1 and store.removed == ["a", "b"] and len(cache) == 0
+
+
+def test_a_cache_without_timeout_is_never_swept():
+    cache, clock, store = swept_cache(timeout_ms=0)
+    cache.put("a", "n1")
+    clock.now += 10**9
+    assert cache.sweep() == 0 and len(cache) == 1
+
+
+def test_sweep_period_follows_the_timeout_within_bounds():
+    from artemis_routing_cli.serve.sweeper import sweep_period
+
+    assert (sweep_period(200), sweep_period(30_000), sweep_period(3_600_000)) == (1.0, 30.0, 60.0)
+
+
+def test_an_entry_expired_while_serving_is_deleted_from_disk_when_serve_stops(serve, tmp_path):
+    data_dir = tmp_path / "data"
+    core = STICKY.replace("<timeout>0</timeout>", "<timeout>60000</timeout>")
+    running = serve(core, routers=["sticky"], data_dir=str(data_dir), state=state_from_options(NODE_IDS), seed=0)
+    assert len(running.server._sweepers) == 1  # the periodic sweep runs while serving
+    assert mqtt_reference(running.port(), "gone-client") == "10.0.0.1:61617"
+    assert mqtt_reference(running.port(), "kept-client") == "10.0.0.2:61618"
+    cache = running.server.services["sticky"].router.cache
+    clock = Clock()
+
+    def move_on() -> None:
+        clock.now = cache.clock() + 30_000
+        cache.clock = clock
+        assert cache.get("kept-client") is not None  # used half a minute on ...
+        clock.now += 30_000  # ... and a minute on, gone-client has not been used for its whole timeout
+
+    running.call(move_on)
+    running.stop()  # LocalCache.stop: cleanUp with the removal listener still deleting
+    with sqlite3.connect(data_dir / "router-caches.sqlite") as db:
+        rows = db.execute("SELECT key FROM cache_entry").fetchall()
+    assert rows == [("kept-client",)]

@@ -112,6 +112,9 @@ def test_loop_uvloop_without_uvloop_is_a_usage_error(tmp_path):
     (["--jolokia", "http://{host}:8161/{nope}"], "unknown placeholder {nope}"),
     (["--jolokia", "http://{host}:8161/console/jolokia", "--no-monitor"], "drop --no-monitor"),
     (["--loop", "tokio"], "--loop 'tokio': choose auto, asyncio or uvloop"),
+    # roles come with the Subject a validated login sets: no user check, no roles (ROLE_NAME is NULL)
+    (["--roles-file", "roles.properties", "--listen", "127.0.0.1:0", "--router", "by-role"],
+     "--roles-file needs --users-file"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(tmp_path, args, message):
     config = tmp_path / "broker.xml"

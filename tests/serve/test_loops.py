@@ -12,7 +12,7 @@ import pytest
 
 from artemis_routing_cli.protocols.mqtt import MqttClient
 from artemis_routing_cli.routing.targets import state_from_options
-from artemis_routing_cli.serve.connection import peer_address
+from artemis_routing_cli.serve.conn import peer_address
 from artemis_routing_cli.serve.loops import describe
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed, tls_connect

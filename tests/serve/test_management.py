@@ -19,6 +19,7 @@ from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_unt
 
 pytestmark = pytest.mark.network
 
+NETTY = "org.apache.activemq.artemis.core.remoting.impl.netty.NettyConnectorFactory"
 MBEAN = 'org.apache.activemq.artemis:broker="localhost",component=connection-routers,name="by-client"'
 
 
@@ -83,7 +84,7 @@ def test_get_target_composite_and_null_for_a_refusal(serve):
     composite, refused, missing = answers
     assert composite["status"] == 200
     assert composite["value"]["nodeID"] == "22222222-2222-2222-2222-222222222222"
-    assert composite["value"]["connector"]["params"]["port"] == {"key": "port", "value": "61618"}
+    assert composite["value"]["connector"]["params"] == {"port": "61618", "host": "10.0.0.2"}
     assert refused["status"] == 200 and refused["value"] is None
     assert missing["status"] == 404 and missing["error_type"] == "javax.management.InstanceNotFoundException"
 
@@ -126,3 +127,78 @@ def test_basic_auth_is_required_when_configured(serve):
     assert get(running.management_port, "/metrics", "admin:wrong")[0] == 401
     assert get(running.management_port, "/metrics", "admin:pw")[0] == 200
     assert get(running.management_port, "/healthz")[0] == 200
+
+
+MASKED = """
+  <mask-password>true</mask-password>
+  <connectors>
+    <connector name="t3">tcp://10.0.0.3:61619?sslEnabled=true;foo.bar=baz;amqpCredits=1000;novalue</connector>
+  </connectors>
+  <connection-routers>
+    <connection-router name="r3"><key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>
+      <pool><static-connectors><connector-ref>t3</connector-ref></static-connectors></pool></connection-router>
+  </connection-routers>
+"""
+R3 = MBEAN.replace("by-client", "r3")
+CODEC = "org.apache.activemq.artemis.utils.DefaultSensitiveStringCodec"
+
+
+def pairs(body: bytes) -> list:
+    """The JSON with every object as its list of (key, value) pairs, to see the order keys come in."""
+    return json.loads(body, object_pairs_hook=list)
+
+
+def test_get_target_is_written_as_jolokia_writes_the_composite_data(serve):
+    running = serve(MASKED, routers=["r3"], management="127.0.0.1:0", state=state_from_options(["t3=33333333"]))
+    status, body = get(running.management_port, f"/console/jolokia/exec/{quote(R3)}/getTarget/FOO1")
+    assert status == 200
+    assert b", " not in body and b": " not in body  # Jolokia's JSONWriter writes compact JSON
+    answer = dict(pairs(body))
+    assert [k for k, _ in pairs(body)] == ["request", "value", "status", "timestamp"]  # HashMap order
+    # CompositeData keys and the params map come out in HashMap order; params is the MXBean-style
+    # TabularData (rows key/value) Jolokia flattens; Objects.toString turns the Boolean into "true";
+    # extraProps are not part of getTarget
+    assert answer["value"] == [
+        ("connector", [("name", "t3"), ("factoryClassName", NETTY),
+                       ("params", [("port", "61619"), ("sslEnabled", "true"), ("host", "10.0.0.3"),
+                                   ("activemq.passwordcodec", CODEC), ("activemq.usemaskedpassword", "true")])]),
+        ("nodeID", "33333333"),
+        ("local", False),
+    ]
+
+
+def test_get_target_as_json_is_transport_configuration_to_json(serve):
+    running = serve(MASKED, routers=["r3"], management="127.0.0.1:0", state=state_from_options(["t3=33333333"]))
+    status, body = get(running.management_port, f"/console/jolokia/exec/{quote(R3)}/getTargetAsJSON/FOO1")
+    value = json.loads(body)["value"]
+    assert value == (
+        '{"nodeID":"33333333","local":false,"connector":{"name":"t3","factoryClassName":"' + NETTY + '",'
+        '"params":{"port":"61619","sslEnabled":"true","host":"10.0.0.3","activemq.passwordcodec":"' + CODEC + '",'
+        '"activemq.usemaskedpassword":true},"extraProps":{"amqpCredits":"1000","foo.bar":"baz","novalue":null}}}')
+
+
+SECRETS = """
+  <connectors>
+    <connector name="t4">tcp://10.0.0.4:61620?sslEnabled=true;trustStorePassword=s3cret;keyStorePassword=k3y;secretPassword=x</connector>
+  </connectors>
+  <connection-routers>
+    <connection-router name="r4"><key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>
+      <pool><static-connectors><connector-ref>t4</connector-ref></static-connectors></pool></connection-router>
+  </connection-routers>
+"""
+
+
+def test_management_answers_never_show_connector_passwords(serve):
+    """Unlike the broker, which answers them in clear (docs/fidelity.md): arouter never shows a password."""
+    running = serve(SECRETS, routers=["r4"], management="127.0.0.1:0", state=state_from_options(["t4=44444444"]))
+    r4 = MBEAN.replace("by-client", "r4")
+    _, composite = get(running.management_port, f"/console/jolokia/exec/{quote(r4)}/getTarget/FOO1")
+    _, as_json = get(running.management_port, f"/console/jolokia/exec/{quote(r4)}/getTargetAsJSON/FOO1")
+    params = json.loads(composite)["value"]["connector"]["params"]
+    connector = json.loads(json.loads(as_json)["value"])["connector"]
+    assert params["trustStorePassword"] == params["keyStorePassword"] == "****"
+    assert connector["params"]["trustStorePassword"] == connector["params"]["keyStorePassword"] == "****"
+    assert connector["extraProps"]["secretPassword"] == "****"  # not a transport key: an extraProp, masked too
+    assert params["sslEnabled"] == "true" and params["host"] == "10.0.0.4"
+    for body in (composite, as_json):
+        assert b"s3cret" not in body and b"k3y" not in body

@@ -3,13 +3,15 @@ Reference to a real mosquitto broker."""
 
 from __future__ import annotations
 
+import socket
 import threading
+import uuid
 
 import pytest
 
 from artemis_routing_cli.routing.targets import state_from_options
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 
 mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
@@ -112,3 +114,71 @@ def test_client_follows_the_server_reference_to_a_real_broker(serve, mosquitto):
     finally:
         guard.cancel()
     assert done.is_set() and received == [b"hello via redirect"]
+
+
+# -- the client id is checked before the user (MQTTProtocolHandler.handleConnect) ---------------------
+
+def raw_connect(level: int, flags: int, payload: bytes) -> bytes:
+    """A CONNECT built from the spec (no codec): name, level, flags, keep-alive 60, [MQTT 5: empty
+    properties], then the payload."""
+    name = b"MQIsdp" if level == 3 else b"MQTT"
+    body = len(name).to_bytes(2, "big") + name + bytes((level, flags)) + (60).to_bytes(2, "big")
+    if level == 5:
+        body += b"\x00"
+    body += payload
+    assert len(body) < 128
+    return bytes((0x10, len(body))) + body
+
+
+def mqtt_string(text: str) -> bytes:
+    data = text.encode()
+    return len(data).to_bytes(2, "big") + data
+
+
+def exchange(port: int, packet: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD) as sock:
+        sock.sendall(packet)
+        return recv_until_closed(sock)
+
+
+@on_both_loops
+@pytest.mark.parametrize(("level", "answer"), [(4, b"\x20\x02\x00\x02"), (5, b"\x20\x03\x00\x85\x00")])
+def test_empty_client_id_without_clean_session_is_rejected_before_the_user_check(serve, tmp_path, level, answer):
+    users = tmp_path / "users.properties"
+    users.write_text("alice=s3cret\n", encoding="latin-1")
+    running = serve(ROUTER_CORE, routers=["by-client"], users_file=str(users), state=state_from_options(NODE_IDS))
+    # user alice with a wrong password, no clean session/start (flags: user, password, nothing else)
+    packet = raw_connect(level, 0xC0, mqtt_string("") + mqtt_string("alice") + mqtt_string("wrong"))
+    assert exchange(running.port(), packet) == answer
+    assert running.routes() == []
+    assert not [r for r in running.records if r["event"] == "auth"]  # the password was never looked at
+    [record] = [r for r in running.records if r.get("reason") == "client_id_rejected"]
+    assert record["protocol"] == "MQTT"
+    assert running.server.metrics.get("arouter_handshake_errors_total", listener="listen-1",
+                                      reason="client_id_rejected") == 1
+
+
+@pytest.mark.parametrize("level", [4, 5])
+def test_empty_client_id_with_clean_session_gets_a_generated_id(serve, level):
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    answer = exchange(running.port(), raw_connect(level, 0x02, mqtt_string("")))
+    assert answer[3] == 0x9C  # Use another server (for 3.1.1 without properties: 20 02 00 9C)
+    assert level == 5 or answer == b"\x20\x02\x00\x9c"
+    [route] = running.routes()
+    assert str(uuid.UUID(route["key"])) == route["key"]  # UUID.randomUUID().toString()
+
+
+def test_paho_mqtt5_without_clean_start_and_client_id_gets_client_identifier_not_valid(serve):
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    got: dict = {}
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", protocol=mqtt.MQTTv5)
+
+    def on_connect(c, userdata, flags, reason_code, properties):
+        got["rc"] = reason_code
+        c.disconnect()
+
+    client.on_connect = on_connect
+    client.connect("127.0.0.1", running.port(), keepalive=10, clean_start=False)
+    client.loop_forever(timeout=1.0, retry_first_connection=False)
+    assert got["rc"].value == 0x85
+    assert running.routes() == []

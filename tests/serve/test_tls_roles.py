@@ -125,3 +125,21 @@ def test_tls_client_that_half_closes_before_its_connect_is_closed_quietly(serve,
             pass
     assert running.routes() == []
     assert not [r for r in caplog.records if "eof_received" in r.getMessage()]
+
+
+def test_security_disabled_in_broker_xml_ignores_the_users_and_roles_files(serve, tmp_path):
+    """<security-enabled>false</security-enabled>: SecurityStoreImpl.authenticate validates nobody and
+    sets no Subject, so a bad password passes, the claimed user is the USER_NAME key and ROLE_NAME is NULL."""
+    users, roles = tmp_path / "users.properties", tmp_path / "roles.properties"
+    users.write_text("alice=s3cret\n", encoding="latin-1")
+    roles.write_text("shard-2=alice\n", encoding="latin-1")
+    core = "<security-enabled> FALSE </security-enabled>" + ROUTER_CORE  # trimmed, any case: parseBoolean
+    running = serve(core, routers=["by-role"], users_file=str(users), roles_file=str(roles),
+                    state=state_from_options(NODE_IDS))
+    with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
+        connack = mqtt_over(sock, "c1", username="alice", password="wrong")
+    assert connack.reason_code == 0x9C
+    [route] = running.routes()
+    assert route["key"] == "NULL"
+    [said] = [r for r in running.records if "security-enabled" in r["message"]]
+    assert "--users-file and --roles-file ignored" in said["message"]
