@@ -1,4 +1,4 @@
-"""Acceptor and connector URLs (AR702-AR704, AR708): how the broker reads `tcp://host:port?k=v`.
+"""Acceptor and connector URLs (AR702-AR704, AR708, AR709): how the broker reads `tcp://host:port?k=v`.
 
 The broker takes the URL from the element's *first child node* only, removes whitespace, turns
 `;` into `&`, parses it with `java.net.URI`, looks the scheme up (only `tcp` and `vm`, case
@@ -105,6 +105,37 @@ one CDATA section, or none, and comments outside the element.""",
     ),
 ]
 
+RULES.append(RuleMeta(
+    id="AR709",
+    name="pool-connector-param-without-value",
+    severity=Severity.WARNING,
+    category="semantics",
+    summary="A router pool's connector has a URL parameter without `=value`: CORE clients redirected to it get an "
+            "error.",
+    doc="""\
+A query parameter written without `=` (`tcp://b1:61616?sslEnabled=true;verifyHost`) is kept by the
+broker with a null value. When a connection router redirects a CORE client to that connector, the
+broker encodes the connector into its DISCONNECT message, meets the null and fails: the client gets
+an exception instead of the redirect (AMQP, MQTT and OpenWire clients only get host and port, so
+they are not affected). Write `name=value`, or drop the parameter.""",
+    fail="""<connectors>
+  <connector name="b1">tcp://broker1:61616?verifyHost</connector>
+</connectors>
+<connection-routers>
+  <connection-router name="r"><key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>
+    <pool><static-connectors><connector-ref>b1</connector-ref></static-connectors></pool>
+  </connection-router>
+</connection-routers>""",
+    ok="""<connectors>
+  <connector name="b1">tcp://broker1:61616?verifyHost=true</connector>
+</connectors>
+<connection-routers>
+  <connection-router name="r"><key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>
+    <pool><static-connectors><connector-ref>b1</connector-ref></static-connectors></pool>
+  </connection-router>
+</connection-routers>""",
+))
+
 _SECTIONS = {"acceptor": "acceptors", "connector": "connectors"}
 _EFFECT = {"acceptor": "the acceptor cannot listen", "connector": "the connector never connects"}
 _WHITESPACE = str.maketrans("", "", " \t\n\x0b\f\r")
@@ -123,6 +154,29 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             yield from _element(ctx, el, kind, cdata)
     for acceptor in config.acceptors:
         yield from _protocols(ctx, acceptor)
+    yield from _valueless_pool_params(ctx)
+
+
+def _valueless_pool_params(ctx: Context) -> Iterator[Diagnostic]:
+    """AR709: a connector a router pool names statically, with a query parameter the broker holds as null."""
+    config = ctx.config
+    reported: set[str] = set()
+    for router in config.connection_routers:
+        pool = router.pool
+        if pool is None or pool.source != "static":
+            continue
+        for name in pool.static_connectors:
+            connector = config.connectors.get(name)
+            if connector is None or name in reported:
+                continue
+            url = connector.url
+            valueless = [k for k, v in (*url.params.items(), *url.extra_props.items()) if v is None]
+            if valueless:
+                reported.add(name)
+                keys = ", ".join(repr(k) for k in valueless)
+                yield ctx.report("AR709", connector.pos, f"connector '{name}' (in the pool of router '{router.name}') "
+                                 f"has {keys} without a value: the broker cannot encode it into a CORE redirect, so "
+                                 "CORE clients sent there get an error", section=f"connector {name}")
 
 
 def _element(ctx: Context, el: etree._Element, kind: str, cdata: bool) -> Iterator[Diagnostic]:

@@ -1,4 +1,4 @@
-"""AR702-AR704, AR708: acceptor and connector URLs as the broker reads them."""
+"""AR702-AR704, AR708, AR709: acceptor and connector URLs as the broker reads them."""
 
 from __future__ import annotations
 
@@ -117,3 +117,24 @@ def test_ar708_mixed_content(tmp_path, inside: str, reads: str) -> None:
 ])
 def test_ar708_quiet(tmp_path, inside: str) -> None:
     assert only(lint_fragment(tmp_path, connector(inside)), "AR708", "AR702") == []
+
+
+def pools(*refs: tuple[str, str]) -> str:
+    routers = "".join(
+        f'<connection-router name="{router}"><key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>'
+        f"<pool><static-connectors><connector-ref>{ref}</connector-ref></static-connectors></pool>"
+        "</connection-router>" for router, ref in refs)
+    return f"<connection-routers>{routers}</connection-routers>"
+
+
+def test_ar709_valueless_parameter_on_a_pool_connector(tmp_path) -> None:
+    fragment = connector("tcp://broker1:61616?sslEnabled=true;verifyHost;fooBar") + pools(("r1", "b1"), ("r2", "b1"))
+    [d] = only(lint_fragment(tmp_path, fragment), "AR709")  # once, though two pools use it
+    assert d.severity is Severity.WARNING and d.line == 3
+    assert "'verifyHost', 'fooBar' without a value" in d.message and "CORE clients" in d.message
+
+
+def test_ar709_silent_for_connectors_no_pool_redirects_to(tmp_path) -> None:
+    fragment = (connector("tcp://broker1:61616?verifyHost") + pools(("r1", "b2"))).replace(
+        "</connectors>", '  <connector name="b2">tcp://broker2:61616?verifyHost=true</connector>\n</connectors>')
+    assert only(lint_fragment(tmp_path, fragment), "AR709") == []
