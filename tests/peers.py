@@ -1,4 +1,4 @@
-"""Real peers every test folder shares: free loopback ports and a real mosquitto broker."""
+"""Real peers every test folder shares: free loopback ports, a real mosquitto broker and haproxy."""
 
 from __future__ import annotations
 
@@ -59,3 +59,42 @@ def start_mosquitto(tmp: Path) -> Mosquitto | None:
             continue  # not listening yet: poll again
     proc.kill()
     raise RuntimeError("mosquitto did not start listening")
+
+
+HAPROXY = shutil.which("haproxy")
+
+
+class Haproxy:
+    """haproxy in the foreground: frontend on an inherited socket, one backend server line."""
+
+    def __init__(self, tmp: Path, frontend: socket.socket, server_line: str) -> None:
+        fd = frontend.fileno()
+        config = tmp / "haproxy.cfg"
+        config.write_text(
+            "global\n"
+            "    maxconn 16\n"
+            "defaults\n"
+            "    mode tcp\n"
+            f"    timeout connect {HANG_GUARD_SECONDS}s\n"
+            f"    timeout client {HANG_GUARD_SECONDS}s\n"
+            f"    timeout server {HANG_GUARD_SECONDS}s\n"
+            "frontend fe\n"
+            f"    bind fd@{fd}\n"
+            "    unique-id-format %ci:%cp\n"
+            "    default_backend be\n"
+            "backend be\n"
+            f"    {server_line}\n",
+            encoding="utf-8",
+        )
+        assert HAPROXY is not None
+        check = subprocess.run([HAPROXY, "-c", "-f", str(config)], pass_fds=(fd,), capture_output=True, text=True,
+                               timeout=HANG_GUARD_SECONDS, check=False)
+        assert check.returncode == 0, check.stdout + check.stderr
+        self.log = (tmp / "haproxy.log").open("wb")
+        self.proc = subprocess.Popen([HAPROXY, "-db", "-f", str(config)], pass_fds=(fd,), stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(HANG_GUARD_SECONDS)
+        self.log.close()

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from artemis_routing_cli.errors import ProtocolError
 
-__all__ = ["ACCEPTOR_ORDER", "FALLBACK_PROTOCOL", "NEEDED", "detect_on_acceptor", "detect_protocol", "is_http",
-           "need_more"]
+__all__ = ["ACCEPTOR_ORDER", "FALLBACK_PROTOCOL", "NEEDED", "UnexpectedProxyHeader", "detect_on_acceptor",
+           "detect_protocol", "is_http", "need_more"]
 
 # ProtocolHandler.ProtocolDecoder.decode: "if (in.readableBytes() < 8) return;"
 NEEDED = 8
@@ -41,6 +41,15 @@ _PROXY_PREFIXES = (b"PROX", b"\r\n\r\n")
 _HTTP_PREFIXES = (b"GE", b"PO", b"PU", b"HE", b"OP", b"PA", b"DE", b"TR")
 
 _OPENWIRE_MAGIC = b"ActiveMQ"
+
+
+class UnexpectedProxyHeader(ProtocolError):
+    """The first bytes are a PROXY protocol header where protocol detection runs: the broker logs
+    AMQ224152 (``proxyProtocolViolation``, "uses proxyProtocolEnabled=false, but connection used PROXY
+    Protocol") and closes the connection. ProtocolDecoder checks this at every detection, inside a
+    WebSocket too, whatever the acceptor's ``proxyProtocolEnabled`` (its message says ``false``)."""
+
+
 _WIREFORMAT_INFO = 0x01
 _MQTT_CONNECT = 0x10
 
@@ -71,7 +80,7 @@ def detect_protocol(first_bytes: bytes) -> str | None:
             return "MQTT"
     else:
         if head[:4] in _PROXY_PREFIXES:
-            raise ProtocolError("connection opened with a PROXY protocol header")
+            raise UnexpectedProxyHeader("connection opened with a PROXY protocol header")
         if is_http(head):
             return None
         if head.startswith(b"AMQP"):
@@ -133,27 +142,34 @@ def _is_protocol(protocol: str, head: bytes) -> bool:
     return head[4] == _WIREFORMAT_INFO and head[5:] == _OPENWIRE_MAGIC[: NEEDED - 5]
 
 
-def detect_on_acceptor(first_bytes: bytes, protocols: tuple[str, ...] | None) -> str | None:
+def detect_on_acceptor(first_bytes: bytes, protocols: tuple[str, ...] | None, *, http: bool = True) -> str | None:
     """The protocol an acceptor serving ``protocols`` (None: every one) hands a connection to.
 
     ProtocolHandler asks only the acceptor's own managers, in :data:`ACCEPTOR_ORDER`; when none
     claims the bytes, the first that accepts a client without a handshake takes them (HORNETQ,
     when the acceptor serves it), else CORE - even when the acceptor does not serve CORE: then
     the broker finds no manager, logs it and leaves the connection open, unanswered. None for
-    HTTP (``is_http``). Raises ProtocolError like :func:`detect_protocol` (a PROXY header; the
-    MQTT probe reading past the window - only when the acceptor serves MQTT).
+    HTTP (``is_http``). Raises ProtocolError like :func:`detect_protocol` (a PROXY header:
+    :class:`UnexpectedProxyHeader`; the MQTT probe reading past the window - only when the acceptor
+    serves MQTT).
+
+    ``http=False`` is the detection inside a WebSocket (``new ProtocolDecoder(false, false)``): HTTP
+    is not looked for, so an HTTP-looking payload is asked of the managers like any other bytes
+    (and ends up with HORNETQ or CORE); a PROXY header is still refused.
     """
-    if protocols is None:  # every manager: detect_protocol's order gives the same answers, faster
-        found = detect_protocol(first_bytes)
-        if found is not None or is_http(first_bytes):
-            return found
-        return "HORNETQ"  # its own prologue, or nobody's: HORNETQ accepts clients without a handshake
+    if protocols is None:
+        if http:  # every manager: detect_protocol's order gives the same answers, faster
+            found = detect_protocol(first_bytes)
+            if found is not None or is_http(first_bytes):
+                return found
+            return "HORNETQ"  # its own prologue, or nobody's: HORNETQ accepts clients without a handshake
+        protocols = ACCEPTOR_ORDER
     if need_more(first_bytes):
         raise ValueError(f"need {NEEDED} bytes to detect a protocol, got {len(first_bytes)}")
     head = bytes(first_bytes[:NEEDED])
     if head[:4] in _PROXY_PREFIXES:
-        raise ProtocolError("connection opened with a PROXY protocol header")
-    if is_http(head):
+        raise UnexpectedProxyHeader("connection opened with a PROXY protocol header")
+    if http and is_http(head):
         return None
     for protocol in ACCEPTOR_ORDER:
         if protocol in protocols and _is_protocol(protocol, head):

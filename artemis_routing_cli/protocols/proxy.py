@@ -56,10 +56,12 @@ from artemis_routing_cli.javastr import java_parse_int, java_split
 
 __all__ = [
     "ENFORCER_BYTES",
+    "MIN_HEADER_LENGTH",
     "V1_MAX_LENGTH",
     "V2_MAX_LENGTH",
     "V2_SIGNATURE",
     "ProxyHeaderDecoder",
+    "ProxyHeaderMissing",
     "ProxyHeaderReceived",
     "ProxyState",
     "ProxyTlv",
@@ -84,6 +86,8 @@ V2_SIGNATURE = b"\r\n\r\n\x00\r\nQUIT\n"
 V1_MAX_LENGTH = 108
 #: The v2 fixed part: signature, version/command, family/transport, 16-bit length.
 V2_FIXED_LENGTH = 16
+#: The shortest header either version allows: ``PROXY UNKNOWN\r\n`` (v2 needs ``V2_FIXED_LENGTH``).
+MIN_HEADER_LENGTH = 15
 #: ``HAProxyMessageDecoder.V2_MAX_LENGTH`` (16 + 65535), the limit of ``new HAProxyMessageDecoder()``
 #: as ``NettyAcceptor`` builds it: what the 16-bit length field allows anyway.
 V2_MAX_LENGTH = V2_FIXED_LENGTH + 0xFFFF
@@ -111,6 +115,11 @@ PP2_TYPE_SSL = 0x20
 
 # ---------------------------------------------------------------------------------------------
 # Events
+
+
+class ProxyHeaderMissing(ProtocolError):
+    """The first 4 bytes are not a PROXY header's (``HAProxyMessageEnforcer``): the broker logs AMQ224152
+    ("uses proxyProtocolEnabled=true, but connection did not use PROXY Protocol") and closes."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +190,37 @@ class ProxyHeaderDecoder:
     def buffered(self) -> int:
         return len(self._buffer)
 
+    def safe_read_size(self) -> int:
+        """How many bytes may be read now without reading past the end of a valid header: a lower
+        bound of what the header still lacks (at least 1).
+
+        For a shell that must not take bytes meant for the next layer, as serve does before
+        ``loop.start_tls`` (TLS after the header: bytes read with the header could not be handed to
+        the TLS layer). Bytes past a header that will fail anyway do not matter: the connection
+        closes. While the header is incomplete, every valid continuation is at least this long:
+        before the version is known, the shortest header (``MIN_HEADER_LENGTH``); v2, the fixed part,
+        then its length field; v1, ``CRLF`` (1 byte after a ``CR``) plus, for ``TCP4``/``TCP6``, a
+        space and a character for every one of the six words still missing, and a character for a
+        word that has just begun.
+        """
+        if self.state is not ProxyState.READING:
+            raise RuntimeError("the PROXY header is decoded or failed: nothing more to read for it")
+        buf = self._buffer
+        held = len(buf)
+        if buf.startswith(V2_SIGNATURE):
+            if held < V2_FIXED_LENGTH:
+                return V2_FIXED_LENGTH - held
+            return max(1, V2_FIXED_LENGTH + struct.unpack_from(">H", buf, 14)[0] - held)
+        if held < MIN_HEADER_LENGTH:
+            return MIN_HEADER_LENGTH - held
+        if buf.endswith(b"\r"):
+            return 1
+        words = bytes(buf).split(b" ")
+        wanted = 2  # CRLF
+        if len(words) >= 3 and words[1] in (b"TCP4", b"TCP6"):
+            wanted += 2 * max(0, 6 - len(words)) + (1 if not words[-1] else 0)
+        return wanted
+
     def receive_data(self, data: bytes) -> ProxyHeaderReceived | None:
         """The header once complete (then ``state`` is DONE), else None; ProtocolError if malformed."""
         if self.state is ProxyState.DONE:
@@ -205,7 +245,7 @@ class ProxyHeaderDecoder:
         if len(buf) < ENFORCER_BYTES:
             return None
         if bytes(buf[:ENFORCER_BYTES]) not in ENFORCED_PREFIXES:
-            raise ProtocolError("connection did not start with a PROXY protocol header")
+            raise ProxyHeaderMissing("connection did not start with a PROXY protocol header")
         if len(buf) < VERSION_DETECT_BYTES:
             return None
         version = buf[12] if buf.startswith(V2_SIGNATURE) else 1

@@ -509,8 +509,8 @@ class WebSocketServer:
     ) -> None:
         if encoder_type not in ENCODER_TYPES:
             raise ValueError(f"webSocketEncoderType must be one of {ENCODER_TYPES}, not {encoder_type!r}")
-        if max_frame_payload_length < 1:
-            raise ValueError("max_frame_payload_length must be positive")
+        # Any int, as the broker passes it on: not positive refuses every frame with a longer payload
+        # (the frame decoder compares ``length > max``), so nothing reaches the inner protocol.
         # WebSocketServerHandshaker(...): the CSV Artemis joins, split on "," and trimmed
         self.subprotocols = tuple(java_trim(p) for p in java_split(",".join(subprotocols), ","))
         self.max_frame_payload_length = max_frame_payload_length
@@ -706,6 +706,10 @@ class WebSocketServer:
         if not self.upgraded:
             raise RuntimeError("send_data() on a connection that was not upgraded to WebSocket")
         size = self.max_frame_payload_length
+        if size < 1:
+            # Artemis WebSocketFrameEncoder: Unpooled.buffer(negative) throws, 0 never ends. Unreachable
+            # through the broker: with such a limit no data frame gets through, so nothing answers.
+            raise ValueError(f"webSocketMaxFramePayloadLength {size} cannot split a write")
         count = len(payload)
         first = min(count, size)
         out = [encode_frame(self.data_opcode, payload[:first], fin=first == count)]

@@ -38,6 +38,10 @@ class Connection:
     # wrote it ("10.0.0.1", "[::1]:5000", "::1"), which each router prints as its acceptor's transport would
     remote_address: str | None = None
     roles: tuple[str, ...] = field(default_factory=tuple)
+    # remote_address is the broker's own getRemoteAddress() text, taken as is: after a PROXY header the
+    # broker stores the header's source + ":" + port as written ("::1:5000", "null:0"), which no
+    # transport reformats
+    remote_as_is: bool = False
 
     def raw_value(self, key_type: str) -> str | None:
         if key_type == "CLIENT_ID":
@@ -177,7 +181,9 @@ def resolve_key(key_type: str, key_filter: str | None, conn: Connection, *, nati
     if key_type == "SOURCE_IP":
         address = conn.remote_address
         raw = None
-        if address is not None:
+        if address is not None and conn.remote_as_is:
+            raw = source_ip_key(address)
+        elif address is not None:
             printed = source_address(address, native=native)
             raw = source_ip_key(printed)
             if printed != address:

@@ -7,6 +7,10 @@ Limits (each violation closes this connection only):
   after the answer the socket lingers at most ``linger`` seconds for the client to close it;
 * ``budget``: bytes a client may send before the answer (``--max-frame-size``); the codecs cap
   single frames as well.
+
+Inside a WebSocket (:meth:`ConnIO.start_websocket`) reads return the frames' payload bytes and
+every write goes out as one message (``WebSocketServer.send_data``); pings are answered and a
+client's close frame echoed (then reads see the end of the stream) as the session reads.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocols.websocket import CloseReceived, DataReceived, Event, PingReceived, WebSocketServer
 from ..routing.keys import java_socket_address
 from .amqp_settings import DEFAULT_AMQP, AmqpSettings
 from .auth import Authenticator, Identity
@@ -75,8 +80,8 @@ class ConnIO:
     to drain. The deadline (``expired``) is kept by the driver.
     """
 
-    __slots__ = ("transport", "peer", "budget", "received", "answered", "expired", "idle_limit", "_out", "_chunks",
-                 "_eof", "_paused")
+    __slots__ = ("transport", "peer", "budget", "received", "answered", "expired", "idle_limit", "ws", "_out",
+                 "_chunks", "_eof", "_paused", "_ws_data", "_ws_closed")
 
     transport: asyncio.Transport
     peer: Peer
@@ -87,6 +92,7 @@ class ConnIO:
         self.answered = False
         self.expired = False
         self.idle_limit: float | None = None  # after the answer: silence allowed, renewed by every read
+        self.ws: WebSocketServer | None = None  # set once the connection is upgraded to WebSocket
         self._out: list[bytes] = []
         self._chunks: list[bytes] = []
         self._eof = False
@@ -113,7 +119,13 @@ class ConnIO:
 
     # -- the session side -------------------------------------------------------------------------
     async def read(self) -> bytes:
-        """The bytes received since the last read (b"" once the client has closed)."""
+        """The bytes received since the last read (b"" once the client has closed); inside a WebSocket
+        the payload bytes of the frames received since."""
+        if self.ws is not None:
+            return await self._read_websocket()
+        return await self._read()
+
+    async def _read(self) -> bytes:
         if self._out:
             self.flush()
         if self.expired:
@@ -131,8 +143,50 @@ class ConnIO:
         return data
 
     def write(self, data: bytes) -> None:
+        """Queue one write of the protocol (inside a WebSocket: one message, framed as the broker does)."""
+        if data:
+            self._out.append(data if self.ws is None else self.ws.send_data(data))
+
+    def write_raw(self, data: bytes) -> None:
+        """Queue bytes as they are, outside any WebSocket framing (HTTP answers, control frames)."""
         if data:
             self._out.append(data)
+
+    # -- layers under the protocol ---------------------------------------------------------------------
+    def start_websocket(self, ws: WebSocketServer, events: list[Event]) -> None:
+        """From now on the connection speaks through ``ws`` (upgraded); ``events`` came with the upgrade."""
+        self.ws = ws
+        self._ws_data: list[bytes] = []
+        self._ws_closed = False
+        self._ws_events(events)
+
+    def _ws_events(self, events: list[Event]) -> None:
+        """What ``WebSocketServerHandler`` does with frames: data on to the protocol, a ping's pong and a
+        close's echo out at once (not framed as the protocol's writes)."""
+        for event in events:
+            if isinstance(event, DataReceived):
+                self._ws_data.append(event.data)
+            elif isinstance(event, PingReceived):
+                self._out.append(event.reply)
+            elif isinstance(event, CloseReceived):
+                self._out.append(event.reply)  # handshaker.close: the echo, then the channel closes
+                self._ws_closed = True
+                return
+
+    async def _read_websocket(self) -> bytes:
+        ws = self.ws
+        assert ws is not None
+        while not self._ws_data:
+            if self._ws_closed:
+                self.flush()
+                return b""
+            raw = await self._read()
+            if not raw:
+                return b""
+            self._ws_events(ws.receive_data(raw))
+        data = self._ws_data[0] if len(self._ws_data) == 1 else b"".join(self._ws_data)
+        self._ws_data.clear()
+        return data
 
     def flush(self) -> None:
         out = self._out

@@ -1,7 +1,12 @@
 """One accepted connection: wait for the first bytes, detect the protocol as the broker's
 acceptor does, honour the acceptor's ``protocols=``, hand over to the protocol session, and
 close this connection only - with a log line - on a timeout, an oversize or malformed frame.
-The socket side (accept, deadline, close) is :mod:`.driver`.
+The socket side (accept, deadline, close, a PROXY header) is :mod:`.driver` and :mod:`.proxy_gate`.
+
+An HTTP request is what the broker's ProtocolHandler makes of it: ``Upgrade: websocket`` is
+answered with the handshake (:class:`~..protocols.websocket.WebSocketServer`, the acceptor's
+WebSocket settings) and the protocol is detected again inside the WebSocket, from the frames'
+payload; any other request gets the broker's answer (403, 426 or nothing) and is closed.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..errors import ProtocolError
-from ..protocols.detect import detect_on_acceptor, need_more
+from ..protocols.detect import UnexpectedProxyHeader, detect_on_acceptor, need_more
+from ..protocols.websocket import HttpRefused, Upgraded, WebSocketServer
 from . import amqp_session, core_session, mqtt_session, openwire_session
 from .conn import ConnIO, Env, HandshakeTimeout, Oversize
 from .listeners import ListenerSpec
@@ -42,18 +48,21 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
     driver closes the socket when this returns."""
     protocol = "unknown"
     try:
-        head = await io.read()
+        head = await _first_bytes(io)
         if not head:
             return  # closed before saying anything a protocol could be detected from
-        while need_more(head):
-            data = await io.read()
-            if not data:
-                return
-            head += data
         detected = detect_on_acceptor(head, spec.protocols)
-        if detected is None:
-            _drop(io, env, spec, "http", "HTTP is not served on a redirecting acceptor", protocol)
-            return
+        if detected is None:  # HTTP: a WebSocket upgrade, or closed with the broker's answer
+            protocol = "http"
+            if not await _upgrade(io, env, spec, head):
+                return
+            protocol = "websocket"
+            head = await _first_bytes(io)
+            if not head:
+                return
+            detected = detect_on_acceptor(head, spec.protocols, http=False)
+            assert detected is not None
+            env.metrics.websocket_connections.inc(spec.name, detected)
         protocol = detected
         env.metrics.connections.inc(spec.name, protocol)
         if not spec.allows(protocol):
@@ -75,11 +84,55 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
             _drop(io, env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
     except Oversize as exc:
         _drop(io, env, spec, "oversize", str(exc), protocol)
+    except UnexpectedProxyHeader:
+        # AMQ224152 (proxyProtocolViolation): the acceptor does not expect a PROXY header
+        _drop(io, env, spec, "proxy_unexpected", "a PROXY protocol header on an acceptor with "
+              "proxyProtocolEnabled=false (AMQ224152)", protocol)
     except ProtocolError as exc:
         _drop(io, env, spec, "malformed", str(exc), protocol)
     except (ConnectionError, ssl.SSLError, OSError):
         if not io.answered:
             env.metrics.handshake_errors.inc(spec.name, "connection_lost")
+
+
+async def _first_bytes(io: ConnIO) -> bytes:
+    """What protocol detection needs (``detect.NEEDED`` bytes), or b"" when the client closes first."""
+    head = await io.read()
+    while head and need_more(head):
+        data = await io.read()
+        if not data:
+            return b""
+        head += data
+    return head
+
+
+async def _upgrade(io: ConnIO, env: Env, spec: ListenerSpec, head: bytes) -> bool:
+    """Read the HTTP request and answer it as the acceptor does: True once upgraded to WebSocket
+    (then ``io`` reads and writes through it), False when the connection is to be closed (logged)."""
+    settings = spec.websocket
+    if settings.encoder_type is None:
+        _drop(io, env, spec, "websocket", "webSocketEncoderType is not one the broker knows (AMQ229248): "
+                                          "the upgrade fails", "http")
+        return False
+    ws = WebSocketServer(settings.subprotocols, max_frame_payload_length=settings.max_frame_payload_length,
+                         encoder_type=settings.encoder_type)
+    events = ws.receive_data(head)
+    while not events:
+        data = await io.read()
+        if not data:
+            return False
+        events = ws.receive_data(data)
+    answer = events[0]
+    if isinstance(answer, HttpRefused):
+        io.write_raw(answer.response)
+        status = f"answered {answer.status}" if answer.status is not None else "no answer"
+        _drop(io, env, spec, "http", f"{answer.reason} ({status})", "http")
+        return False
+    assert isinstance(answer, Upgraded)
+    io.write_raw(answer.response)
+    env.metrics.websocket_upgrades.inc(spec.name, answer.subprotocol or "none")
+    io.start_websocket(ws, events[1:])
+    return True
 
 
 async def _unserved(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str) -> None:

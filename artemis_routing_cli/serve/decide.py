@@ -112,14 +112,25 @@ class Peer(NamedTuple):
     """Where a connection comes from, for keys and log lines (a tuple: one is made per socket)."""
 
     listener: str
-    remote_address: str  # as Java prints the socket address: /10.0.0.1:5000 (keys and our log lines)
+    # as Java prints the socket address: /10.0.0.1:5000 (keys and our log lines); after a PROXY header
+    # the header's source as the broker stores it: "203.0.113.9:40000", "::1:40000", "null:0"
+    remote_address: str
     sni_host: str | None = None
+    via: str | None = None  # after a PROXY header: the socket address it came over (the proxy's)
 
     @property
     def broker_address(self) -> str:
         """``connection.getRemoteAddress()`` as the broker (2.43+) puts it in its texts (AMQ229031...):
-        SocketAddressUtil drops the leading ``/``: ``10.0.0.1:5000``, ``[0:0:0:0:0:0:0:1%0]:5000``."""
+        SocketAddressUtil drops the leading ``/``: ``10.0.0.1:5000``, ``[0:0:0:0:0:0:0:1%0]:5000``; after
+        a PROXY header, the address the header gave, as it is (ProxyProtocolUtil.getRemoteAddress)."""
         address = self.remote_address
+        return address[1:] if address.startswith("/") and self.via is None else address
+
+    @property
+    def socket_address(self) -> str:
+        """The socket's own peer as the broker prints it without ``/`` (SocketAddressUtil.toString),
+        PROXY header or not: what AMQ224152 and AMQ222208 name."""
+        address = self.remote_address if self.via is None else self.via
         return address[1:] if address.startswith("/") else address
 
 
@@ -127,7 +138,7 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
                 protocol: str, *, client_id: str | None, username: str | None,
                 roles: tuple[str, ...] = ()) -> Decision:
     router = service.router
-    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles)
+    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None)
     result = router.route(conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
             and monitor.below_quorum(router)):
@@ -176,11 +187,13 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
     key = result.key
     if key != result.key_value:
         key = f"{key} -> {result.key_value}"
-    where = f"[{protocol}, {peer.listener}, router {router.name}, {router.key_type} key {key!r}]"
+    via = f", via PROXY from {peer.socket_address}" if peer.via is not None else ""
+    where = f"[{protocol}, {peer.listener}, router {router.name}, {router.key_type} key {key!r}{via}]"
+    # the broker's line names connection.toString(), whose remote= is getRemoteAddress(): no "/"
     if decision.redirect:
         label = decision.connector_name or "?"
         metrics.redirects.inc(router.name, label, protocol)
-        message = f"AMQ221085: Route {peer.remote_address} to {decision.shown} {where}"
+        message = f"AMQ221085: Route {peer.broker_address} to {decision.shown} {where}"
         if log.structured:
             log.info("route", message, target=label, address=f"{decision.host}:{decision.port}",
                      node_id=decision.node_id, **_fields(result, decision, router, peer, protocol))
@@ -188,7 +201,7 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
             log.info("route", message)
         return
     metrics.refusals.inc(router.name, decision.status, protocol)
-    message = f"AMQ221086: Cannot route {peer.remote_address} {where}: {decision.shown}"
+    message = f"AMQ221086: Cannot route {peer.broker_address} {where}: {decision.shown}"
     if log.structured:
         log.info("route", message, target=None, **_fields(result, decision, router, peer, protocol))
     else:
@@ -198,7 +211,8 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
 def _fields(result: RouteResult, decision: Decision, router: Router, peer: Peer, protocol: str) -> dict[str, object]:
     """The route record's fields (JSON lines, sinks): only built when the log keeps fields."""
     return {
-        "remote": peer.remote_address, "protocol": protocol, "listener": peer.listener, "router": router.name,
+        "remote": peer.remote_address, "via": peer.via, "protocol": protocol, "listener": peer.listener,
+        "router": router.name,
         "key_type": router.key_type, "key": result.key, "key_value": result.key_value,
         "status": decision.status, "engine_status": result.status, "decided_by": result.decided_by,
     }

@@ -33,13 +33,15 @@ from .tls import sni_host
 class Listener:
     """What every connection of one listener shares."""
 
-    __slots__ = ("spec", "name", "tls", "native", "env", "limits", "open", "allowed", "loop", "handshake_deadlines",
-                 "linger_deadlines", "idle_deadlines")
+    __slots__ = ("spec", "name", "tls", "ssl_context", "native", "env", "limits", "open", "allowed", "loop",
+                 "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines")
 
-    def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.spec = spec
         self.name = spec.name
         self.tls = spec.tls
+        self.ssl_context = ssl_context  # for TLS after a PROXY header (else the server's own TLS)
         self.native = env.service.router.native_transport  # how the broker would print IPv6 peers
         self.env = env
         self.limits = limits
@@ -47,7 +49,8 @@ class Listener:
         allowed = spec.connections_allowed  # None: the acceptor sets no limit; 0: it takes none
         self.allowed = limits.max_connections if allowed is None else min(limits.max_connections, allowed)
         self.loop = loop
-        self.handshake_deadlines = Deadlines(loop, spec.handshake_timeout or limits.handshake_timeout)
+        self.handshake_timeout = spec.handshake_timeout or limits.handshake_timeout
+        self.handshake_deadlines = Deadlines(loop, self.handshake_timeout)
         self.linger_deadlines = Deadlines(loop, limits.linger)
         self.idle_deadlines: dict[float, Deadlines] = {}  # by idle limit (CORE: its connection TTLs)
 
@@ -64,19 +67,39 @@ class Listener:
         """Connections open on this listener (the ``arouter_connections_open`` gauge)."""
         return self.open
 
-    def protocol(self) -> RedirectProtocol:
+    def protocol(self) -> asyncio.BaseProtocol:
+        """The protocol object for a new socket: a PROXY header first when the acceptor expects one."""
+        if self.spec.proxy_protocol:
+            from .proxy_gate import ProxyGate
+            return ProxyGate(self)
         return RedirectProtocol(self)
+
+    def over_limit(self, remote: str) -> bool:
+        """Count a new socket as open; True (logged) when that passes the limit and it must be closed."""
+        self.open += 1
+        if self.open <= self.allowed:
+            return False
+        env = self.env
+        env.metrics.handshake_errors.inc(self.name, "too_many_connections")
+        env.log.warning("limit", f"{remote} [{self.name}]: {self.open - 1} connections already open "
+                                 f"(limit {self.allowed}): closed", remote=remote, listener=self.name)
+        return True
 
 
 class RedirectProtocol(ConnIO, asyncio.Protocol):
     """One socket: asyncio's protocol and, for its session, the :class:`.conn.ConnIO` it reads
     and writes through (one object per connection, not two)."""
 
-    __slots__ = ("listener", "_coro", "_waiting", "_future", "_deadlines", "_lingering", "_running", "_closed")
+    __slots__ = ("listener", "proxied", "_coro", "_waiting", "_future", "_deadlines", "_lingering", "_running",
+                 "_made", "_closed")
 
-    def __init__(self, listener: Listener) -> None:
+    def __init__(self, listener: Listener, proxied: tuple[str, str] | None = None) -> None:
         ConnIO.__init__(self, listener.limits.max_frame_size)
         self.listener = listener
+        # after a PROXY header (:mod:`.proxy_gate`): the remote address the broker takes from it, and
+        # the socket's own peer (the proxy) as Java prints it
+        self.proxied = proxied
+        self._made = False  # connection_made has run (TLS after a PROXY header may deliver bytes before)
         self._coro: Coroutine[Any, Any, None] | None = None
         self._waiting = False  # the session waits for bytes
         self._future: asyncio.Future[Any] | None = None  # ... or for this future
@@ -89,15 +112,14 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         listener = self.listener
         self.transport = transport  # type: ignore[assignment]  # uvloop's transports do not subclass asyncio's
-        peer = self.peer = Peer(listener.name, peer_address(transport.get_extra_info("peername"), listener.native),
-                                sni_host(transport.get_extra_info("ssl_object")) if listener.tls else None)
-        listener.open += 1
-        if listener.open > listener.allowed:
-            env = listener.env
-            env.metrics.handshake_errors.inc(listener.name, "too_many_connections")
-            env.log.warning("limit", f"{peer.remote_address} [{listener.name}]: {listener.open - 1} connections "
-                                     f"already open (limit {listener.allowed}): closed",
-                            remote=peer.remote_address, listener=listener.name)
+        self._made = True
+        sni = sni_host(transport.get_extra_info("ssl_object")) if listener.tls else None
+        if self.proxied is None:
+            peer = Peer(listener.name, peer_address(transport.get_extra_info("peername"), listener.native), sni)
+        else:
+            peer = Peer(listener.name, self.proxied[0], sni, self.proxied[1])
+        self.peer = peer
+        if listener.over_limit(peer.remote_address):
             self._finish()
             return
         self._deadlines = listener.handshake_deadlines
@@ -107,6 +129,8 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self._coro is None:
+            if not self._made:  # TLS after a PROXY header: bytes before connection_made, kept for the session
+                self.feed(data)
             return
         self.feed(data)
         if self.idle_limit is not None and self._lingering and self._deadlines is not None:
@@ -116,7 +140,7 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
             self._step(None)
 
     def eof_received(self) -> bool:
-        if self._coro is not None:
+        if self._coro is not None or not self._made:
             self.feed_eof()
             if self._waiting:
                 self._step(None)
@@ -125,6 +149,9 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         return not self.listener.tls
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if not self._made:  # lost during the TLS handshake after a PROXY header: the gate reports it
+            self._closed = True
+            return
         self.feed_eof()
         if self._waiting:
             self._step(None, exc if isinstance(exc, (OSError, ssl.SSLError)) else None)

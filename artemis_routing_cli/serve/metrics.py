@@ -12,6 +12,12 @@ _HELP = {
     "arouter_refusals_total": ("counter", "Clients refused, by router, status and protocol."),
     "arouter_auth_failures_total": ("counter", "Clients whose user name or password was rejected."),
     "arouter_handshake_errors_total": ("counter", "Connections closed before a routing decision, by reason."),
+    "arouter_proxy_headers_total": ("counter", "PROXY protocol headers read, by listener and version (V1, V2)."),
+    "arouter_websocket_upgrades_total": ("counter", "HTTP requests upgraded to WebSocket, by listener and the "
+                                                    "subprotocol chosen (none: no subprotocol header)."),
+    "arouter_websocket_connections_total": ("counter", "Connections whose protocol was detected inside a "
+                                                       "WebSocket, by listener and protocol (also counted in "
+                                                       "arouter_connections_total)."),
     "arouter_pool_target_ready": ("gauge", "1 when a pool target is ready, else 0."),
     "arouter_pool_ready_targets": ("gauge", "Ready targets of each router's pool."),
     "arouter_pool_target_connections": ("gauge", "ConnectionCount a pool target reported over its management API."),
@@ -49,6 +55,9 @@ class Metrics:
         self.handshake_errors = self.family("arouter_handshake_errors_total", "listener", "reason")
         self.redirects = self.family("arouter_redirects_total", "router", "target", "protocol")
         self.refusals = self.family("arouter_refusals_total", "router", "status", "protocol")
+        self.proxy_headers = self.family("arouter_proxy_headers_total", "listener", "version")
+        self.websocket_upgrades = self.family("arouter_websocket_upgrades_total", "listener", "subprotocol")
+        self.websocket_connections = self.family("arouter_websocket_connections_total", "listener", "protocol")
 
     def family(self, name: str, *label_names: str) -> CounterFamily:
         """Counter ``name`` labelled by ``label_names``, incremented by values (see CounterFamily)."""

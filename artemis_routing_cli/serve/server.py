@@ -200,12 +200,14 @@ class Server:
         env = Env(service, self.monitor, self.log, self.metrics, self.auth, service.router.local.node_id,
                   self.broker_name, self.limits.linger, self.limits.max_frame_size, spec.amqp, self.ttl_override)
         loop = asyncio.get_running_loop()
-        listener = Listener(spec, env, self.limits, loop)
+        listener = Listener(spec, env, self.limits, loop, ctx)
         self._listeners[spec.name] = listener
         self.metrics.gauge("arouter_connections_open", listener.open_now, listener=spec.name)
+        # A PROXY header comes before TLS: then the listener's gate starts TLS after it (proxy_gate)
+        server_ctx = None if spec.proxy_protocol else ctx
         try:
-            server = await loop.create_server(listener.protocol, spec.host, spec.port, ssl=ctx, backlog=1024,
-                                              ssl_handshake_timeout=self.limits.handshake_timeout if ctx else None)
+            server = await loop.create_server(listener.protocol, spec.host, spec.port, ssl=server_ctx, backlog=1024,
+                                              ssl_handshake_timeout=listener.handshake_timeout if server_ctx else None)
         except OSError as exc:
             raise UsageError(f"cannot listen on {spec.host}:{spec.port} for {spec.name} "
                              f"({exc.strerror or exc})") from None
@@ -217,8 +219,9 @@ class Server:
         if not spec.name.startswith("listen-") and self.options.bind_host is None and host == DEFAULT_BIND_HOST:
             bind_note = " - bound to 127.0.0.1 for safety; --bind-host HOST (or 'acceptor') to change"
         protocols = ",".join(spec.protocols) if spec.protocols else "all protocols"
+        proxied = " behind a PROXY header" if spec.proxy_protocol else ""
         self.log.info("listening", f"{origin}: router {spec.router} listening on {host}:{port}"
-                                   f"{' with TLS' if ctx else ''} ({protocols}){bind_note}",
+                                   f"{' with TLS' if ctx else ''}{proxied} ({protocols}){bind_note}",
                       listener=spec.name, router=spec.router, host=host, port=port, tls=ctx is not None)
 
     async def _start_management(self, where: str) -> None:

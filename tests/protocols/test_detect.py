@@ -12,6 +12,7 @@ from artemis_routing_cli.errors import ProtocolError
 from artemis_routing_cli.protocols.detect import (
     FALLBACK_PROTOCOL,
     NEEDED,
+    UnexpectedProxyHeader,
     detect_on_acceptor,
     detect_protocol,
     is_http,
@@ -145,3 +146,12 @@ def test_every_manager_in_the_brokers_order_is_detect_protocols_answer(data: byt
             detect_on_acceptor(data, None)
         return
     assert detect_on_acceptor(data, None) == expected
+
+
+def test_inside_a_websocket_http_is_not_looked_for_and_a_proxy_header_is_still_refused() -> None:
+    """``new ProtocolDecoder(false, false)`` on frame payloads: HTTP-looking bytes go to the managers."""
+    assert detect_on_acceptor(b"GET / HTTP/1.1", None, http=False) == "HORNETQ"
+    assert detect_on_acceptor(b"GET / HTTP/1.1", ("AMQP", "CORE"), http=False) == "CORE"
+    assert detect_on_acceptor(b"\x10\x1a\x00\x04MQTT", None, http=False) == "MQTT"
+    with pytest.raises(UnexpectedProxyHeader):
+        detect_on_acceptor(b"PROXY TCP4 1.2.3.4", None, http=False)

@@ -97,3 +97,39 @@ def test_split_does_not_change_a_short_header(header, cuts):
 def test_unmutated_headers_are_valid():
     for header in HEADERS:
         assert drive(header, [])[0] == "header"
+
+
+@FUZZ
+@given(st.sampled_from(HEADERS), st.binary(min_size=1, max_size=64))
+def test_safe_read_size_never_reads_past_the_header(header, after):
+    """What TLS after a header needs (serve's proxy_gate): reading ``safe_read_size()`` bytes at a time
+    ends exactly at the header's last byte, whatever follows it."""
+    decoder = ProxyHeaderDecoder()
+    stream = header + after
+    pos = 0
+    while True:
+        size = decoder.safe_read_size()
+        assert size >= 1 and pos + size <= len(header)
+        received = decoder.receive_data(stream[pos:pos + size])
+        pos += size
+        if received is not None:
+            assert pos == len(header) and received.remaining == b""
+            return
+
+
+@FUZZ
+@given(mutated(HEADERS), st.binary(max_size=8))
+def test_safe_read_size_on_broken_headers_always_ends(header, after):
+    """Reading by ``safe_read_size`` ends on any input: a header, an error, or the end of the bytes."""
+    decoder = ProxyHeaderDecoder()
+    stream = header + after
+    pos = 0
+    try:
+        while pos < len(stream):
+            size = decoder.safe_read_size()
+            assert size >= 1
+            if decoder.receive_data(stream[pos:pos + size]) is not None:
+                return
+            pos += size
+    except ProtocolError:
+        assert decoder.state is ProxyState.FAILED

@@ -9,9 +9,7 @@ Skipped when haproxy is not installed (``apt-get install haproxy``; CI's ``.ci/r
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,8 +17,8 @@ import pytest
 
 from artemis_routing_cli.protocols.proxy import ProxyHeaderDecoder, ProxyHeaderReceived
 from artemis_routing_cli.routing.keys import source_ip_key
+from tests.peers import HAPROXY, Haproxy
 
-HAPROXY = shutil.which("haproxy")
 pytestmark = [
     pytest.mark.network,
     pytest.mark.skipif(HAPROXY is None, reason="haproxy is not installed (apt-get install haproxy)"),
@@ -38,42 +36,6 @@ def ipv6_loopback() -> bool:
         return True
     except OSError:
         return False
-
-
-class Haproxy:
-    """haproxy in the foreground: frontend on an inherited socket, one backend server line."""
-
-    def __init__(self, tmp: Path, frontend: socket.socket, server_line: str) -> None:
-        fd = frontend.fileno()
-        config = tmp / "haproxy.cfg"
-        config.write_text(
-            "global\n"
-            "    maxconn 16\n"
-            "defaults\n"
-            "    mode tcp\n"
-            f"    timeout connect {HANG_GUARD_SECONDS}s\n"
-            f"    timeout client {HANG_GUARD_SECONDS}s\n"
-            f"    timeout server {HANG_GUARD_SECONDS}s\n"
-            "frontend fe\n"
-            f"    bind fd@{fd}\n"
-            "    unique-id-format %ci:%cp\n"
-            "    default_backend be\n"
-            "backend be\n"
-            f"    {server_line}\n",
-            encoding="utf-8",
-        )
-        assert HAPROXY is not None
-        check = subprocess.run([HAPROXY, "-c", "-f", str(config)], pass_fds=(fd,), capture_output=True, text=True,
-                               timeout=HANG_GUARD_SECONDS, check=False)
-        assert check.returncode == 0, check.stdout + check.stderr
-        self.log = (tmp / "haproxy.log").open("wb")
-        self.proc = subprocess.Popen([HAPROXY, "-db", "-f", str(config)], pass_fds=(fd,), stdin=subprocess.DEVNULL,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(HANG_GUARD_SECONDS)
-        self.log.close()
 
 
 @pytest.fixture

@@ -75,6 +75,18 @@ def test_user_given_source_addresses_print_per_transport() -> None:
         "[0:0:0:0:0:0:0:1]")  # Java's own form is taken as it is
 
 
+@pytest.mark.parametrize(("remote", "key"), [
+    ("203.0.113.9:40000", "203.0.113.9"),
+    ("::1:40000", "::1"),  # a v1 header's TCP6 source, as written: no transport reformats it
+    ("2001:db8:0:0:0:0:0:1:40000", "2001:db8:0:0:0:0:0:1"),
+    ("null:0", "null"),  # LOCAL or UNSPEC: the broker stores null:0
+])
+def test_source_ip_after_a_proxy_header_is_the_headers_source_as_is(remote: str, key: str) -> None:
+    conn = Connection(remote_address=remote, remote_as_is=True)
+    assert resolve_key("SOURCE_IP", None, conn).key == key
+    assert resolve_key("SOURCE_IP", None, conn, native=False).key == key
+
+
 @pytest.mark.parametrize("bad", ["x", "fe80::1%eth0", "10.0.0.1%2", "[::1]:x", "300.1.1.1"])
 def test_source_addresses_java_cannot_have_are_refused(bad: str) -> None:
     with pytest.raises(UsageError):

@@ -75,7 +75,7 @@ def test_client_id_router_redirects_to_the_consistent_hash_target(serve):
     assert client.condition.info == {"network-host": "10.0.0.2", "port": 61618}
     [line] = running.routes()
     assert (line["protocol"], line["key"], line["target"]) == ("AMQP", "FOO1", "target2")
-    assert line["message"].startswith("AMQ221085: Route /127.0.0.1:")
+    assert line["message"].startswith("AMQ221085: Route 127.0.0.1:")
 
 
 def test_router_without_policy_refuses_use_another(serve):

@@ -68,7 +68,7 @@ def test_serve_redirects_logs_json_and_stops_on_sigterm(tmp_path, loop):
     events = [r["event"] for r in records]
     assert "listening" in events and "route" in events and events[-1] == "stopping"
     [route] = [r for r in records if r["event"] == "route"]
-    assert route["message"].startswith("AMQ221085: Route /127.0.0.1:") and route["target"] == "target2"
+    assert route["message"].startswith("AMQ221085: Route 127.0.0.1:") and route["target"] == "target2"
     [running] = [r for r in records if "loop" in r]
     assert running["loop"].split()[0] == loop and running["message"].endswith(f"(--loop {loop})")
 

@@ -10,9 +10,12 @@ import pytest
 from artemis_routing_cli.config import load
 from artemis_routing_cli.errors import UsageError
 from artemis_routing_cli.serve.listeners import (
+    DEFAULT_WEBSOCKET,
     acceptor_connections_allowed,
     acceptor_handshake_timeout,
+    acceptor_proxy_protocol,
     plan_listeners,
+    websocket_settings,
 )
 from tests.conftest import broker_xml
 from tests.peers import free_port
@@ -92,3 +95,52 @@ def test_acceptor_notes_are_said_at_start_up(serve):
     said = [r["message"] for r in running.records if r["event"] == "startup"]
     assert any(m.startswith("acceptor a: handshake-timeout='ten' is not an int") for m in said)
     assert any(m.startswith("acceptor a: protocols= names 'XX'") for m in said)
+
+
+@pytest.mark.parametrize(("value", "enabled", "noted"), [
+    (None, False, False), ("true", True, False), ("TRUE", True, False), ("false", False, False),
+    (" true", False, True), ("yes", False, True),  # Boolean.parseBoolean, untrimmed: false
+])
+def test_proxy_protocol_enabled_is_parse_boolean(value, enabled, noted):
+    params = {} if value is None else {"proxyProtocolEnabled": value}
+    got, note = acceptor_proxy_protocol(params)
+    assert got is enabled and (note is not None) == noted
+
+
+def test_websocket_settings_default_to_the_brokers():
+    settings, notes = websocket_settings({}, {}, None)
+    assert settings == DEFAULT_WEBSOCKET and notes == []
+    assert (settings.max_frame_payload_length, settings.encoder_type) == (65536, "binary")
+
+
+@pytest.mark.parametrize(("params", "length", "noted"), [
+    ({"webSocketMaxFramePayloadLength": "1024"}, 1024, False),
+    ({"stompMaxFramePayloadLength": "2048"}, 2048, True),  # deprecated, read when the new one is absent
+    ({"webSocketMaxFramePayloadLength": "1024", "stompMaxFramePayloadLength": "2048"}, 1024, True),
+    ({"webSocketMaxFramePayloadLength": "1k"}, 65536, True),  # not an int: logged, the default
+    ({"webSocketMaxFramePayloadLength": "0"}, 0, True),  # every frame with a payload is refused
+])
+def test_websocket_max_frame_payload_length_is_read_as_the_broker_reads_it(params, length, noted):
+    settings, notes = websocket_settings(params, {}, None)
+    assert settings.max_frame_payload_length == length and bool(notes) == noted
+
+
+def test_websocket_encoder_type_and_compression_only_count_as_transport_params():
+    text, notes = websocket_settings({"webSocketEncoderType": "text"}, {}, None)
+    assert text.encoder_type == "text" and notes == []
+    bad, notes = websocket_settings({"webSocketEncoderType": "TEXT"}, {}, None)
+    assert bad.encoder_type is None and any("AMQ229248" in n for n in notes)
+    # written in an acceptor URL they are extraProps, which NettyAcceptor never reads
+    ignored, notes = websocket_settings({}, {"webSocketEncoderType": "text"}, None)
+    assert ignored.encoder_type == "binary" and any("extraProps" in n for n in notes)
+
+
+def test_websocket_subprotocols_are_those_of_the_acceptors_protocols():
+    settings, _ = websocket_settings({}, {}, ("MQTT",))
+    assert settings.subprotocols and all(p.startswith("mqtt") for p in settings.subprotocols)
+
+
+def test_acceptor_url_sets_proxy_and_websocket_on_the_listener(tmp_path):
+    [spec] = specs_for(tmp_path, "tcp://0.0.0.0:61616?router=by-client;proxyProtocolEnabled=true;"
+                                 "webSocketMaxFramePayloadLength=100")
+    assert spec.proxy_protocol and spec.websocket.max_frame_payload_length == 100
