@@ -23,7 +23,7 @@ from artemis_routing_cli.protocols.websocket import (
 from artemis_routing_cli.routing.targets import state_from_options
 from tests.peers import HAPROXY, Haproxy, free_port
 
-from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed, tls_connect
 
 mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
@@ -123,6 +123,25 @@ def test_websocket_subprotocol_is_one_the_acceptor_serves_and_answers_go_out_as_
     frames, left = parse_frames(rest)
     assert left == b"" and [f.opcode for f in frames] == [BINARY]
     assert connack_of(frames[0].payload) == (0x9C, "10.0.0.2:61618")
+
+
+def test_websocket_over_tls_keeps_the_sni_host(serve, cert):
+    crt, key = cert
+    running = serve(ROUTER_CORE, listen=["tls://127.0.0.1:0"], routers=["by-sni"], tls_cert=crt, tls_key=key,
+                    state=state_from_options(NODE_IDS))
+    with tls_connect(running.port(), "tenant-b.example.com") as sock:
+        sock.sendall(build_upgrade_request(subprotocols=["mqtt"]))
+        head = b""
+        while b"\r\n\r\n" not in head:
+            data = sock.recv(65536)
+            assert data, f"closed during the handshake: {head!r}"
+            head += data
+        head, _, rest = head.partition(b"\r\n\r\n")
+        sock.sendall(client_frame(BINARY, MqttClient().connect("c1")))
+        frames, _ = parse_frames(rest + recv_until_closed(sock))
+    assert head.startswith(b"HTTP/1.1 101") and b"sec-websocket-protocol: mqtt\r\n" in head + b"\r\n"
+    assert connack_of(frames[0].payload) == (0x9C, "10.0.0.2:61618")
+    assert running.routes()[0]["key"] == "tenant-b.example.com"
 
 
 @pytest.mark.parametrize(("extra", "expected", "reason"), [
