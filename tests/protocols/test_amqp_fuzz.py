@@ -23,6 +23,7 @@ from artemis_routing_cli.protocols.amqp import (
     redirect_error,
 )
 from artemis_routing_cli.protocols.amqp_types import decode
+from tests.protocols.mutation import mutated
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -41,25 +42,6 @@ SERVER_STREAM = (
     + encode_open(broker_failure_open())
     + encode_close(redirect_error("r", "h", 1))
 )
-
-
-@st.composite
-def mutated(draw: st.DrawFn, stream: bytes) -> bytes:
-    data = bytearray(stream)
-    for _ in range(draw(st.integers(1, 4))):
-        if not data:
-            break
-        where = draw(st.integers(0, len(data) - 1))
-        action = draw(st.sampled_from(["flip", "insert", "delete", "truncate"]))
-        if action == "flip":
-            data[where] = draw(st.integers(0, 255))
-        elif action == "insert":
-            data[where:where] = draw(st.binary(min_size=1, max_size=8))
-        elif action == "delete":
-            del data[where]
-        else:
-            del data[where:]
-    return bytes(data)
 
 
 def chunks(data: bytes, cuts: list[int]) -> list[bytes]:
@@ -111,7 +93,7 @@ def test_server_random_bytes(data, cuts):
 
 
 @FUZZ
-@given(mutated(CLIENT_STREAM), st.lists(st.integers(0, 400), max_size=5))
+@given(mutated([CLIENT_STREAM]), st.lists(st.integers(0, 400), max_size=5))
 def test_server_mutated_client_stream(data, cuts):
     drive_server(data, cuts)
 
@@ -124,7 +106,7 @@ def test_client_random_bytes(data, cuts):
 
 
 @FUZZ
-@given(mutated(SERVER_STREAM), st.lists(st.integers(0, 400), max_size=5))
+@given(mutated([SERVER_STREAM]), st.lists(st.integers(0, 400), max_size=5))
 def test_client_mutated_server_stream(data, cuts):
     drive_client(data, cuts)
 

@@ -18,6 +18,7 @@ from artemis_routing_cli.protocols.mqtt import (
     build_connect,
     parse_connack,
 )
+from tests.protocols.mutation import mutated
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -32,25 +33,6 @@ CONNACKS = [
     build_connack(0x9C, PROTOCOL_LEVEL_5, {SERVER_REFERENCE: "h:1"}),
     build_connack(0x88, PROTOCOL_LEVEL_311),
 ]
-
-
-@st.composite
-def mutated(draw: st.DrawFn, streams: list[bytes]) -> bytes:
-    data = bytearray(draw(st.sampled_from(streams)))
-    for _ in range(draw(st.integers(1, 4))):
-        if not data:
-            break
-        where = draw(st.integers(0, len(data) - 1))
-        action = draw(st.sampled_from(["flip", "insert", "delete", "truncate"]))
-        if action == "flip":
-            data[where] = draw(st.integers(0, 255))
-        elif action == "insert":
-            data[where:where] = draw(st.binary(min_size=1, max_size=8))
-        elif action == "delete":
-            del data[where]
-        else:
-            del data[where:]
-    return bytes(data)
 
 
 def drive_server(data: bytes, split: int) -> None:

@@ -16,6 +16,7 @@ from artemis_routing_cli.protocols.proxy import (
     build_v1_header,
     build_v2_header,
 )
+from tests.protocols.mutation import mutated
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -28,25 +29,6 @@ HEADERS = [
     build_v2_header("UNIX_STREAM", "/a", "/b"),
     build_v2_header(command="LOCAL"),
 ]
-
-
-@st.composite
-def mutated(draw: st.DrawFn, streams: list[bytes]) -> bytes:
-    data = bytearray(draw(st.sampled_from(streams)))
-    for _ in range(draw(st.integers(1, 4))):
-        if not data:
-            break
-        where = draw(st.integers(0, len(data) - 1))
-        action = draw(st.sampled_from(["flip", "insert", "delete", "truncate"]))
-        if action == "flip":
-            data[where] = draw(st.integers(0, 255))
-        elif action == "insert":
-            data[where:where] = draw(st.binary(min_size=1, max_size=8))
-        elif action == "delete":
-            del data[where]
-        else:
-            del data[where:]
-    return bytes(data)
 
 
 def drive(data: bytes, cuts: list[int]) -> tuple[str, object]:

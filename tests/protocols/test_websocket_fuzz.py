@@ -23,6 +23,7 @@ from artemis_routing_cli.protocols.websocket import (
     build_upgrade_request,
     client_frame,
 )
+from tests.protocols.mutation import mutated
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_PAYLOAD = 300  # small, so that oversized frames are easy to reach
@@ -45,25 +46,6 @@ FRAMES = b"".join([
     client_frame(CLOSE, b"\x03\xe8bye"),
 ])
 STREAMS = [request + FRAMES for request in REQUESTS]
-
-
-@st.composite
-def mutated(draw: st.DrawFn, streams: list[bytes]) -> bytes:
-    data = bytearray(draw(st.sampled_from(streams)))
-    for _ in range(draw(st.integers(1, 4))):
-        if not data:
-            break
-        where = draw(st.integers(0, len(data) - 1))
-        action = draw(st.sampled_from(["flip", "insert", "delete", "truncate"]))
-        if action == "flip":
-            data[where] = draw(st.integers(0, 255))
-        elif action == "insert":
-            data[where:where] = draw(st.binary(min_size=1, max_size=8))
-        elif action == "delete":
-            del data[where]
-        else:
-            del data[where:]
-    return bytes(data)
 
 
 def drive(server: WebSocketServer, data: bytes, cuts: list[int]) -> None:

@@ -96,16 +96,22 @@ def test_paho_over_websocket_is_redirected(serve):
     assert counter(running, "arouter_websocket_connections_total", listener="a", protocol="MQTT") == 1
 
 
+def response_head(sock: socket.socket) -> tuple[bytes, bytes]:
+    """The HTTP response head (without its blank line) and the bytes that came after it."""
+    head = b""
+    while b"\r\n\r\n" not in head:
+        data = sock.recv(65536)
+        assert data, f"closed during the handshake: {head!r}"
+        head += data
+    head, _, rest = head.partition(b"\r\n\r\n")
+    return head, rest
+
+
 def websocket_exchange(port: int, request: bytes, payloads: list[bytes]) -> tuple[bytes, bytes]:
     """Send an upgrade request, then each payload as one masked binary frame; (response head, the rest)."""
     with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD) as sock:
         sock.sendall(request)
-        head = b""
-        while b"\r\n\r\n" not in head:
-            data = sock.recv(65536)
-            assert data, f"closed during the handshake: {head!r}"
-            head += data
-        head, _, rest = head.partition(b"\r\n\r\n")
+        head, rest = response_head(sock)
         for payload in payloads:
             sock.sendall(client_frame(BINARY, payload))
         return head, rest + recv_until_closed(sock)
@@ -131,12 +137,7 @@ def test_websocket_over_tls_keeps_the_sni_host(serve, cert):
                     state=state_from_options(NODE_IDS))
     with tls_connect(running.port(), "tenant-b.example.com") as sock:
         sock.sendall(build_upgrade_request(subprotocols=["mqtt"]))
-        head = b""
-        while b"\r\n\r\n" not in head:
-            data = sock.recv(65536)
-            assert data, f"closed during the handshake: {head!r}"
-            head += data
-        head, _, rest = head.partition(b"\r\n\r\n")
+        head, rest = response_head(sock)
         sock.sendall(client_frame(BINARY, MqttClient().connect("c1")))
         frames, _ = parse_frames(rest + recv_until_closed(sock))
     assert head.startswith(b"HTTP/1.1 101") and b"sec-websocket-protocol: mqtt\r\n" in head + b"\r\n"
