@@ -34,7 +34,7 @@ class Listener:
     """What every connection of one listener shares."""
 
     __slots__ = ("spec", "name", "tls", "ssl_context", "native", "env", "limits", "open", "allowed", "loop",
-                 "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines")
+                 "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines", "scratch")
 
     def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop,
                  ssl_context: ssl.SSLContext | None = None) -> None:
@@ -53,6 +53,7 @@ class Listener:
         self.handshake_deadlines = Deadlines(loop, self.handshake_timeout)
         self.linger_deadlines = Deadlines(loop, limits.linger)
         self.idle_deadlines: dict[float, Deadlines] = {}  # by idle limit (CORE: its connection TTLs)
+        self.scratch: bytearray | None = None  # the read buffer all of its PROXY header gates share (proxy_gate)
 
     def deadlines_after_answer(self, idle_limit: float | None) -> Deadlines:
         """The queue for a connection's deadline after its answer: ``linger``, or its idle limit."""

@@ -27,21 +27,23 @@ from ..protocols.proxy import V2_MAX_LENGTH, ProxyHeaderDecoder, ProxyHeaderMiss
 from .conn import peer_address
 from .driver import Listener, RedirectProtocol
 
-_PLAIN_READ = 65536  # without TLS, bytes past the header are handed on: read as usual
 _HANDSHAKES: set[asyncio.Task[None]] = set()  # TLS handshakes after a header, under way
 
 
 class ProxyGate(asyncio.BufferedProtocol):
     """One socket until its PROXY header is read (see the module)."""
 
-    __slots__ = ("listener", "transport", "remote", "decoder", "_buffer", "_counted", "_done")
+    __slots__ = ("listener", "transport", "remote", "decoder", "_counted", "_done")
 
     def __init__(self, listener: Listener) -> None:
         self.listener = listener
         self.transport: asyncio.Transport | None = None
         self.remote = "?"
         self.decoder = ProxyHeaderDecoder()
-        self._buffer = bytearray(_PLAIN_READ if not listener.tls else V2_MAX_LENGTH)
+        if listener.scratch is None:
+            # One buffer for all the listener's gates: each read is copied out in buffer_updated, which the
+            # loop calls right after the read that filled it (idle sockets hold no buffer of their own).
+            listener.scratch = bytearray(V2_MAX_LENGTH)
         self._counted = False
         self._done = False  # handed over or closed: nothing more for the gate to do
 
@@ -57,14 +59,19 @@ class ProxyGate(asyncio.BufferedProtocol):
         listener.handshake_deadlines.add(self)
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        size = self.decoder.safe_read_size() if self.listener.tls else len(self._buffer)
-        return memoryview(self._buffer)[:size]
+        scratch = self.listener.scratch
+        assert scratch is not None
+        # without TLS, bytes past the header are handed on: read as much as the buffer holds
+        size = self.decoder.safe_read_size() if self.listener.tls else len(scratch)
+        return memoryview(scratch)[:size]
 
     def buffer_updated(self, nbytes: int) -> None:
         if self._done:
             return
         try:
-            header = self.decoder.receive_data(bytes(self._buffer[:nbytes]))
+            scratch = self.listener.scratch
+            assert scratch is not None
+            header = self.decoder.receive_data(bytes(scratch[:nbytes]))
         except ProxyHeaderMissing:
             self._fail("proxy_missing", "no PROXY protocol header on an acceptor with proxyProtocolEnabled=true "
                                         "(AMQ224152)")
