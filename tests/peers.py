@@ -13,6 +13,16 @@ from pathlib import Path
 HANG_GUARD_SECONDS = 20
 
 
+def ipv6_loopback() -> bool:
+    """Whether this machine can bind ::1 (tests of IPv6 peers skip without it)."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:

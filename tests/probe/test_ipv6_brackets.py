@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import pytest
 
@@ -12,15 +11,7 @@ from artemis_routing_cli.probe import jolokia
 from artemis_routing_cli.probe.connect import open_connection
 from artemis_routing_cli.probe.model import Endpoint
 from artemis_routing_cli.probe.resolve import endpoint_for_url
-
-
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as s:
-            s.bind(("::1", 0))
-        return True
-    except OSError:
-        return False
+from tests.peers import ipv6_loopback
 
 
 def test_endpoint_keeps_the_brokers_host() -> None:
@@ -35,7 +26,7 @@ def test_jolokia_url_has_one_pair_of_brackets(host: str, url: str) -> None:
     assert jolokia.url_for("http://{host}:8161/j", Endpoint("b", host, 61616)) == url
 
 
-@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback here")
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
 def test_connects_to_a_bracketed_ipv6_host() -> None:
     async def run() -> None:
         server = await asyncio.start_server(lambda r, w: w.close(), "::1", 0)

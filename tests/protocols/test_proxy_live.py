@@ -17,7 +17,7 @@ import pytest
 
 from artemis_routing_cli.protocols.proxy import ProxyHeaderDecoder, ProxyHeaderReceived
 from artemis_routing_cli.routing.keys import source_ip_key
-from tests.peers import HAPROXY, Haproxy
+from tests.peers import HAPROXY, Haproxy, ipv6_loopback
 
 pytestmark = [
     pytest.mark.network,
@@ -27,15 +27,6 @@ pytestmark = [
 #: Guard against a hung peer, not a synchronisation device: a passing test never waits for it.
 HANG_GUARD_SECONDS = 20
 AMQP = b"AMQP\x00\x01\x00\x00"
-
-
-def ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-        return True
-    except OSError:
-        return False
 
 
 @pytest.fixture

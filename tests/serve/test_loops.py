@@ -14,19 +14,11 @@ from artemis_routing_cli.protocols.mqtt import MqttClient
 from artemis_routing_cli.routing.targets import state_from_options
 from artemis_routing_cli.serve.conn import peer_address
 from artemis_routing_cli.serve.loops import describe
+from tests.peers import ipv6_loopback
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed, tls_connect
 
 pytestmark = pytest.mark.network
-
-
-def ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as s:
-            s.bind(("::1", 0))
-    except OSError:
-        return False
-    return True
 
 
 def open_connections(running) -> float:
