@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Optional
 
 import typer
@@ -20,16 +22,25 @@ def analyze_command(
     config: Optional[str] = typer.Option(None, "--config", "-c", help="broker.xml (default: ./broker.xml, "
                                          "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
     router: Optional[str] = typer.Option(None, "--router", "-r", help="Only this connection router."),
-    keys_format: str = typer.Option("auto", "--keys-format", help="auto (by extension), text, csv, json, parquet."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    keys_format: str = typer.Option("auto", "--keys-format",
+                                    help="auto (by extension; directories and extension-less files by their "
+                                         "data), text, csv, json, parquet, orc."),
+    key_column: Optional[list[str]] = typer.Option(None, "--key-column", metavar="KEYTYPE=COLUMN",
+                                                   help="The column that holds this key type, e.g. "
+                                                        "CLIENT_ID=mqtt_client (repeat); other columns are "
+                                                        "not read."),
+    fmt: str = typer.Option("text", "--format", "-f",
+                            help="text, json, csv or markdown (the summary table, e.g. for a PR comment)."),
     what_if: Optional[list[str]] = typer.Option(None, "--what-if", metavar="down=TARGET|add=NODE_ID",
                                                 help="Also count the keys that move in this scenario (repeat)."),
     report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
                                          help="Write a self-contained HTML report."),
-    png: bool = typer.Option(False, "--png", help="Add PNG charts to the report (needs matplotlib)."),
+    png: bool = typer.Option(False, "--png", help="Add PNG charts to the report (needs matplotlib: "
+                             "pip install 'artemis-routing-cli[charts]')."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="DIR",
-                                         help="Write per-key assignments to DIR (must not exist)."),
+                                         help="Write per-key assignments to DIR."),
     output_format: str = typer.Option("parquet", "--output-format", help="parquet or csv."),
+    mode: str = typer.Option("error", "--mode", help="When --output exists: error (default), overwrite or append."),
     node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
                                                 help="Node id (broker UUID) of a target (repeat)."),
     down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
@@ -49,9 +60,14 @@ def analyze_command(
     spark_log_level: str = typer.Option("ERROR", "--spark-log-level",
                                          help="Spark's own log level on stderr (WARN, INFO, ...)."),
 ) -> None:
-    """Route a whole key population on Spark: per-target counts, refusals, imbalance and what-ifs."""
-    if fmt not in ("text", "json"):
-        raise UsageError(f"--format {fmt!r}: choose text or json")
+    """Route a whole key population on Spark: per-target counts, refusals, imbalance and what-ifs.
+
+    Every option, the config and the key input (format, columns, whether each router can read the
+    keys) are checked before Spark starts.
+    """
+    # Everything that can be checked is checked before Spark's 10-20 s start-up.
+    if fmt not in SUMMARY_FORMATS:
+        raise UsageError(f"--format {fmt!r}: choose {', '.join(SUMMARY_FORMATS)}")
     if engine not in ("auto", "jvm", "pandas"):
         raise UsageError(f"--engine {engine!r}: choose auto, jvm or pandas")
     if report is not None and not report.lower().endswith((".html", ".htm")):
@@ -59,51 +75,118 @@ def analyze_command(
     import json
 
     from ..config import LoadOptions, load
-    from ..pipeline.session import parse_conf, start_session
+    from ..pipeline.preflight import RouterInput, check_routers, inspect, parse_key_columns
+    from ..pipeline.run import check_output_options
+    from ..pipeline.session import LOG_LEVELS, check_master, parse_conf, worker_python
     from ..pipeline.whatif import parse_scenarios
     from ..routing.targets import state_from_options
     from .common import say, stderr_console, stdout_console, warn
     from .simulate_one import select_routers
 
+    check_output_options(output_format, mode)
+    if spark_log_level.upper() not in LOG_LEVELS:
+        raise UsageError(f"--spark-log-level {spark_log_level!r}: use one of {', '.join(LOG_LEVELS)}")
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
-    cfg = load(find_config(config), LoadOptions(parse_properties(define)))
+    mapping = parse_key_columns(key_column or [])
+    cfg_path = find_config(config)
+    cfg = load(cfg_path, LoadOptions(parse_properties(define)))
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)
     err = stderr_console()
+    inp = inspect(keys, keys_format, mapping)
+    checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=router is not None,
+                            candidates=[RouterInput(r.name, r.key_type) for r in cfg.connection_routers])
+    routers = [r for r in routers if r.name not in checked.skip]
+    if output is not None:
+        _check_output(output, mode)
+    check_master(master)
+    say(err, f"arouter: keys: {inp.assumed}")
+    if inp.mapping:
+        say(err, "arouter: key columns: " + ", ".join(f"{k.upper()}={v}" for k, v in inp.mapping.items()))
+    for note in checked.notes:
+        warn(err, note)
     for r in routers:
         for w in r.warnings:
             warn(err, f"{r.name}: {w}")
+    python, why = worker_python(spark_conf)
+    say(err, f"arouter: Spark workers run {python} ({why})")
 
     from ..pipeline.run import analyze
+    from ..pipeline.session import start_session
 
     spark = start_session(master, spark_conf, spark_log_level)
     try:
         summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
-                          engine=engine,
-                          output_format=output_format,
+                          engine=engine, output_format=output_format, output_mode=mode, inp=inp,
                           progress=lambda msg: say(err, f"arouter: {msg}"))
     finally:
         spark.stop()
     if report is not None:
-        _write_report(report, summary, keys, png, err)
+        provenance = {"config": str(cfg_path), "keys": keys, "arouter": _version(),
+                      "node ids": _node_ids(routers), "date": _now()}
+        _write_report(report, summary, keys, png, err, provenance)
     if fmt == "json":
         print(json.dumps(summary, indent=2, ensure_ascii=False))
+    elif fmt == "csv":
+        from ..pipeline.tables import to_csv
+
+        sys.stdout.write(to_csv(summary))
+    elif fmt == "markdown":
+        from ..pipeline.tables import to_markdown
+
+        sys.stdout.write(to_markdown(summary))
     else:
         from ..pipeline.render import print_text
 
         print_text(summary, stdout_console())
 
 
-def _write_report(path: str, summary: dict, keys: str, png: bool, err) -> None:  # noqa: ANN001
+SUMMARY_FORMATS = ("text", "json", "csv", "markdown")
+
+
+def _check_output(output: str, mode: str) -> None:
+    """With ``--mode error`` a local ``--output`` that exists is refused before Spark starts."""
+    from ..pipeline.preflight import is_local
+
+    if mode == "error" and is_local(output) and os.path.lexists(output.removeprefix("file:")):
+        raise UsageError(f"--output {output!r} exists: choose another path, or --mode overwrite|append")
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _now() -> str:
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _node_ids(routers: list) -> str:  # noqa: ANN001
+    seen = []
+    for r in routers:
+        if r.pool is None:
+            continue
+        for t in r.pool.targets:
+            label = f"{'local' if t.local else t.name}={t.node_id}" + ("" if t.node_id_known else " (guessed)")
+            if label not in seen:
+                seen.append(label)
+    return ", ".join(seen) or "none"
+
+
+def _write_report(path: str, summary: dict, keys: str, png: bool, err, provenance: dict) -> None:  # noqa: ANN001
     from ..pipeline.render import html_report, png_charts
     from .common import say
 
     charts = png_charts(summary) if png else {}
     if png and not charts:
-        err.print("[yellow]warning[/yellow]: --png needs matplotlib: the report has SVG charts only",
-                  highlight=False)
+        err.print("[yellow]warning[/yellow]: --png needs matplotlib (pip install 'artemis-routing-cli[charts]'): "
+                  "the report has SVG charts only", highlight=False)
     from ..outfile import write_text
 
-    write_text(path, html_report(summary, source=keys, png=charts), what="report")  # never half-written
+    write_text(path, html_report(summary, source=keys, png=charts, provenance=provenance),
+               what="report")  # never half-written
     say(err, f"arouter: report written to {path}")

@@ -1,7 +1,9 @@
-"""Key populations as Spark DataFrames: text (one key per line), CSV, JSON lines or Parquet.
+"""Key populations as Spark DataFrames: text (one key per line), CSV, JSON lines, Parquet or ORC.
 
 Columns: a single ``key`` column (the value of each router's key type), or a column per key type
-(client_id, user_name, source_ip, sni_host, roles), as ``arouter simulate --keys-file`` reads them.
+(client_id, user_name, source_ip, sni_host, roles), as ``arouter simulate --keys-file`` reads them;
+or any columns, with ``--key-column KEYTYPE=COLUMN`` naming the ones that hold keys (the others are
+not read). The format is decided before Spark starts (:mod:`.preflight`).
 Every row gets ``_row``, increasing in file order, so per-key results can be put back in order.
 Any URI Spark reads works (file:, hdfs:, s3a:, ...).
 """
@@ -12,32 +14,21 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..routing.keys import RECORD_COLUMNS
+from .preflight import FORMATS, KeysInput, detect
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-FORMATS = ("auto", "text", "csv", "json", "parquet")
+__all__ = ["FORMATS", "ROW", "read_keys"]
 ROW = "_row"
 
 
-def detect_format(path: str) -> str:
-    lower = path.lower().rstrip("/")
-    if lower.endswith(".csv"):
-        return "csv"
-    if lower.endswith((".jsonl", ".ndjson", ".json")):
-        return "json"
-    if lower.endswith((".parquet", ".pq")):
-        return "parquet"
-    return "text"
-
-
-def read_keys(spark: SparkSession, path: str, fmt: str = "auto") -> DataFrame:
+def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput | None = None) -> DataFrame:
     from pyspark.sql import functions as F
     from pyspark.sql.types import ArrayType
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--keys-format {fmt!r}: use one of {', '.join(FORMATS)}")
-    kind = detect_format(path) if fmt == "auto" else fmt
+    kind = inp.format if inp is not None else detect(path, fmt)[0]
+    mapping = dict(inp.mapping) if inp is not None else {}
     reader = spark.read
     try:
         if kind == "text":
@@ -50,16 +41,26 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto") -> DataFrame:
                   .option("escape", '"').csv(path))
         elif kind == "json":
             df = reader.json(path)
+        elif kind == "orc":
+            df = reader.orc(path)
         else:
             df = reader.parquet(path)
     except Exception as exc:  # AnalysisException: path does not exist, unreadable data
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        from .session import plain_spark_error
+
+        first = plain_spark_error(str(exc)) or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UsageError(f"cannot read keys: {first}", file=path) from None
+    if mapping:
+        missing = [c for c in mapping.values() if c not in df.columns]
+        if missing:
+            raise UsageError(f"--key-column names {', '.join(repr(c) for c in missing)}, which the input does not "
+                             f"have (columns: {', '.join(df.columns)})", file=path)
+        df = df.select(*[F.col(f"`{col}`").alias(record) for record, col in mapping.items()])
     names = [f.name for f in df.schema.fields]
     unknown = [c for c in names if c != "key" and c not in RECORD_COLUMNS and not c.startswith("_corrupt")]
     if unknown:
-        raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(RECORD_COLUMNS)}",
-                         file=path)
+        raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(RECORD_COLUMNS)}, "
+                         f"or map a column with --key-column KEYTYPE=COLUMN", file=path)
     if not names or (("key" in names) and len(names) > 1):
         raise UsageError("give either a single key column or a column per key type", file=path)
     cols = []

@@ -62,12 +62,19 @@ def _svg_bars(rows: list[tuple[str, int, bool]]) -> str:
 
 
 def html_report(summary: Mapping[str, Any], *, title: str = "arouter analyze", source: str = "",
-                png: Mapping[str, str] | None = None) -> str:
-    """The whole report as one HTML document (no external files); ``png``: router -> data URI."""
+                png: Mapping[str, str] | None = None, provenance: Mapping[str, str] | None = None) -> str:
+    """The whole report as one HTML document (no external files); ``png``: router -> data URI.
+
+    ``provenance``: what produced it (config, arouter version, node ids, date, ...), shown first.
+    """
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>"]
     if source:
         body.append(f"<p>Keys: <code>{esc(source)}</code></p>")
+    if provenance:
+        body.append("<dl class=provenance>")
+        body.extend(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in provenance.items())
+        body.append("</dl>")
     for r in summary["routers"]:
         body.append(f"<section><h2>{esc(r['router'])}</h2>")
         body.append(f"<p>key type {esc(r['key_type'])}, policy {esc(str(r['policy'] or 'none'))}, "
@@ -96,7 +103,9 @@ def html_report(summary: Mapping[str, Any], *, title: str = "arouter analyze", s
             body.append(f"<p class=warn>warning: {esc(warning)}</p>")
         body.append("</section>")
     style = ("body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}"
-             "td,th{padding:2px 10px;text-align:left}tr.refused td{color:#c0392b}.warn{color:#b9770e}")
+             "td,th{padding:2px 10px;text-align:left}tr.refused td{color:#c0392b}.warn{color:#b9770e}"
+             "dl.provenance{display:grid;grid-template-columns:max-content auto;gap:2px 12px;color:#555}"
+             "dl.provenance dd{margin:0}")
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
             f"<title>{esc(title)}</title><style>{style}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")

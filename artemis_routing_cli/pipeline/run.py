@@ -10,6 +10,7 @@ from ..errors import UsageError
 from ..routing.router import Router
 from .assign import KEY_TYPE_COLUMN, RouterJob, assign, count_answers, prefix
 from .inputs import ROW, read_keys
+from .preflight import KeysInput
 from .summary import collect_counted, collect_groups, summarise
 from .whatif import Scenario, check_applicable, variant
 
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 OUTPUT_FORMATS = ("parquet", "csv")
+# --mode: what to do when --output exists (Spark's own save modes).
+WRITE_MODES = {"error": "errorifexists", "overwrite": "overwrite", "append": "append"}
 ASSIGNMENT_COLUMNS = ("router", "row", "key", "key_value", "status", "target", "node_id", "local")
 
 
@@ -66,10 +69,16 @@ def assignments(assigned: DataFrame, jobs: Sequence[RouterJob]) -> DataFrame:
     return out
 
 
-def write_assignments(frame: DataFrame, path: str, fmt: str) -> None:
+def check_output_options(fmt: str, mode: str) -> None:
     if fmt not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format {fmt!r}: use parquet or csv")
-    writer = frame.write.mode("errorifexists")
+    if mode not in WRITE_MODES:
+        raise UsageError(f"--mode {mode!r}: use error, overwrite or append")
+
+
+def write_assignments(frame: DataFrame, path: str, fmt: str, mode: str = "error") -> None:
+    check_output_options(fmt, mode)
+    writer = frame.write.mode(WRITE_MODES[mode])
     try:
         if fmt == "csv":
             writer.option("header", "true").csv(path)
@@ -91,8 +100,10 @@ def analyze(
     scenarios: Sequence[Scenario] = (),
     output: str | None = None,
     output_format: str = "parquet",
+    output_mode: str = "error",
     engine: str = "auto",
     progress: Callable[[str], None] = lambda _msg: None,
+    inp: KeysInput | None = None,
 ) -> dict[str, object]:
     """Route every key of ``keys_path`` through ``routers``; return the summary (the JSON document).
 
@@ -100,7 +111,7 @@ def analyze(
     """
     jobs = build_jobs(routers, scenarios)
     progress(f"reading keys from {keys_path}")
-    keys = read_keys(spark, keys_path, keys_format)
+    keys = read_keys(spark, keys_path, keys_format, inp)
     assigned = None
     if output is not None:
         from pyspark import StorageLevel
@@ -109,7 +120,7 @@ def analyze(
         progress(f"routing keys and writing per-key assignments to {output}")
     try:
         if assigned is not None:
-            write_assignments(assignments(assigned, jobs), output, output_format)
+            write_assignments(assignments(assigned, jobs), output, output_format, output_mode)
             progress("counting")
             groups = collect_groups(assigned, jobs)
         else:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import sys
 import tempfile
 import threading
 import warnings
@@ -98,6 +100,22 @@ def parse_conf(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def worker_python(conf: dict[str, str]) -> tuple[str, str]:
+    """The Python the executors start, and why: ``spark.pyspark.python`` from ``--conf``, else
+    ``PYSPARK_PYTHON`` from the environment, else the interpreter running arouter.
+
+    PySpark itself starts ``python3`` from PATH, which outside an activated virtualenv (a pipx
+    install, a system Python) is an interpreter without arouter: every pandas-routed router then
+    fails on the executors. PySpark reads only the environment variable when it creates the
+    context (``spark.pyspark.python`` is read by spark-submit alone), so arouter sets it.
+    """
+    if conf.get("spark.pyspark.python"):
+        return conf["spark.pyspark.python"], "--conf spark.pyspark.python"
+    if os.environ.get("PYSPARK_PYTHON"):
+        return os.environ["PYSPARK_PYTHON"], "PYSPARK_PYTHON"
+    return sys.executable, "the Python running arouter"
+
+
 def _under_spark_submit() -> bool:
     """spark-submit starts the JVM first and hands Python its gateway."""
     return "PYSPARK_GATEWAY_PORT" in os.environ
@@ -121,6 +139,8 @@ def start_session(master: str | None = None, conf: dict[str, str] | None = None,
 
     builder = SparkSession.builder.appName(app_name)
     if not submitted:
+        python, _why = worker_python(conf or {})
+        os.environ["PYSPARK_PYTHON"] = python
         log_file = Path(tempfile.gettempdir()) / f"arouter-log4j2-{level.lower()}.properties"
         quiet = level.lower() if level in QUIET_UNLESS else "off"
         log_file.write_text(_LOG4J2.format(level=level.lower(), quiet=quiet), encoding="utf-8")
@@ -144,7 +164,69 @@ def start_session(master: str | None = None, conf: dict[str, str] | None = None,
         with _jvm_stderr_filtered():
             spark = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start: say why in one line
+        plain = plain_spark_error(str(exc), master)
+        if plain is not None:
+            raise UsageError(plain) from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot start Spark: {first}") from None
     spark.sparkContext.setLogLevel(level)
     return spark
+
+
+_MASTER_FORMS = "local[N], spark://HOST:PORT, yarn or k8s://https://HOST:PORT"
+
+
+def check_master(master: str | None, timeout: float = 5.0) -> None:
+    """Refuse a master URL Spark cannot use, before the JVM starts (Spark would take a minute to say so).
+
+    A standalone master (``spark://HOST:PORT[,HOST:PORT]``) must accept a TCP connection on one of
+    its addresses: Spark itself retries for about a minute before it gives up.
+    """
+    if master is None:
+        return
+    m = master.strip()
+    if re.fullmatch(r"local(\[(\d+|\*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|k8s://\S+|mesos://\S+", m):
+        return
+    if not m.startswith("spark://"):
+        raise UsageError(f"--master {master!r} is not a Spark master URL: use {_MASTER_FORMS}")
+    import socket
+
+    reasons = []
+    for hostport in m[len("spark://"):].split(","):
+        host, sep, port = hostport.rpartition(":")
+        if not sep or not port.isdigit():
+            raise UsageError(f"--master {master!r}: expected spark://HOST:PORT (the master's port, 7077 by default)")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+                return
+        except OSError as exc:
+            reasons.append(f"{hostport}: {exc.strerror or exc}")
+    raise UsageError(f"cannot reach the Spark master {master} ({'; '.join(reasons)}): check the URL and that "
+                     "the master is running")
+
+
+_PLAIN_ERRORS: tuple[tuple[str, str], ...] = (
+    (r"Could not parse Master URL", "--master {master!r} is not a Spark master URL: use " + _MASTER_FORMS),
+    (r"No FileSystem for scheme \W?s3a|S3AFileSystem not found|ClassNotFoundException: Class "
+     r"org\.apache\.hadoop\.fs\.s3a",
+     "Spark cannot read s3a:// paths without the hadoop-aws jar: add --conf "
+     "spark.jars.packages=org.apache.hadoop:hadoop-aws:VERSION (VERSION = the Hadoop version of your Spark), "
+     "or use a Spark distribution that has it"),
+    (r"No FileSystem for scheme \W?(\w+)",
+     "Spark has no file system for {scheme}:// paths: add the jar that provides it with "
+     "--conf spark.jars.packages=..."),
+    (r"All masters are unresponsive|Failed to connect to master",
+     "cannot reach the Spark master {master}: check the URL and that the master is running"),
+    (r"JAVA_GATEWAY_EXITED|Java gateway process exited",
+     "the JVM exited while Spark started: check JAVA_HOME and that Java 17 or later is installed"),
+)
+
+
+def plain_spark_error(text: str, master: str | None = None) -> str | None:
+    """A common Spark/Py4J failure as one plain sentence with its fix, or None."""
+    for pattern, message in _PLAIN_ERRORS:
+        found = re.search(pattern, text)
+        if found:
+            scheme = found.group(1) if found.groups() else ""
+            return message.format(master=master or DEFAULT_MASTER, scheme=scheme)
+    return None

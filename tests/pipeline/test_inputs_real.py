@@ -1,0 +1,128 @@
+"""analyze on the inputs people have (real local Spark): wide files with --key-column, Parquet
+directories without extensions, ORC, --mode, CSV/Markdown summaries, workers started with arouter's
+own Python, and a report that says what produced it — each compared with ``simulate --keys-file``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import shutil
+import stat
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import arouter
+
+pytestmark = pytest.mark.spark
+
+ROUTER = "sticky-router"  # the bundled sample: CLIENT_ID, CONSISTENT_HASH over a static pool
+
+
+@pytest.fixture(scope="module")
+def need_spark() -> None:
+    pytest.importorskip("pyspark")
+    pytest.importorskip("pyarrow")
+    from artemis_routing_cli.pipeline.session import java_available
+
+    if not java_available():
+        pytest.skip("Java is not installed")
+
+
+def _ids(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [f"app-{rng.randrange(10**6)}" + rng.choice(["", "-x", "\u00e9"]) for _ in range(n)]
+
+
+def _simulated_counts(tmp: Path, ids: list[str]) -> Counter[str]:
+    plain = tmp / "plain.csv"
+    with plain.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["client_id"])
+        w.writerows([i] for i in ids)
+    run = arouter("simulate", "-r", ROUTER, "--keys-file", str(plain), "-f", "jsonl")
+    assert run.code == 0, run.err
+    return Counter((r["target"] or r["status"]) for r in map(json.loads, run.out.splitlines()))
+
+
+def _no_python3_on_path(tmp: Path) -> dict[str, str]:
+    """A PATH whose python3 is not arouter's interpreter: PySpark's default worker would fail."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "python3"
+    fake.write_text("#!/bin/sh\necho 'not the python running arouter' >&2\nexit 1\n", encoding="utf-8")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    java = shutil.which("java")
+    assert java is not None
+    path = os.pathsep.join([str(bin_dir), str(Path(java).resolve().parent), "/usr/bin", "/bin"])
+    env = {"PATH": path}
+    env.pop("PYSPARK_PYTHON", None)
+    return env
+
+
+def test_wide_csv_with_key_column_on_pandas_workers_equals_simulate(need_spark, tmp_path: Path) -> None:
+    ids = _ids(3000, 1)
+    wide = tmp_path / "wide.csv"
+    with wide.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "mqtt_client", "region"])
+        w.writerows([n, i, "eu"] for n, i in enumerate(ids))
+    report = tmp_path / "report.html"
+    env = _no_python3_on_path(tmp_path)
+    run = arouter("analyze", "--keys", str(wide), "-r", ROUTER, "--key-column", "CLIENT_ID=mqtt_client",
+                  "--engine", "pandas", "-f", "csv", "--report", str(report), "--master", "local[1]",
+                  env=env)
+    assert run.code == 0, run.err
+    rows = list(csv.DictReader(run.out.splitlines()))
+    assert {r["router"] for r in rows} == {ROUTER}
+    got = Counter({r["answer"]: int(r["keys"]) for r in rows})
+    assert got == _simulated_counts(tmp_path, ids)
+    assert "key columns: CLIENT_ID=mqtt_client" in run.err
+    page = report.read_text(encoding="utf-8")
+    from artemis_routing_cli import __version__
+
+    for shown in (f"<dd>{__version__}</dd>", "<dt>config</dt>", "<dt>node ids</dt>", "<dt>date</dt>", "UTC"):
+        assert shown in page
+
+
+def test_parquet_directory_without_extensions_overwrite_and_markdown(need_spark, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ids = _ids(2000, 2)
+    d = tmp_path / "ids"
+    d.mkdir()
+    pq.write_table(pa.table({"client_id": ids[:1000]}), d / "part-00000")
+    pq.write_table(pa.table({"client_id": ids[1000:]}), d / "part-00001")
+    (d / "_SUCCESS").write_bytes(b"")
+    out = tmp_path / "assignments"
+    out.mkdir()
+    (out / "stale.txt").write_text("old", encoding="utf-8")
+    run = arouter("analyze", "--keys", str(d), "-r", ROUTER, "-f", "markdown", "--output", str(out),
+                  "--mode", "overwrite", "--output-format", "csv", "--master", "local[1]")
+    assert run.code == 0, run.err
+    assert "keys: parquet, from the data files in the directory" in run.err
+    assert run.out.startswith(f"### {ROUTER}\n")
+    table = [line for line in run.out.splitlines() if line.startswith("| ") and not line.startswith("| answer")]
+    got = Counter({line.split(" | ")[0][2:]: int(line.split(" | ")[1].replace(",", "")) for line in table})
+    assert got == _simulated_counts(tmp_path, ids)
+    assert not (out / "stale.txt").exists() and list(out.glob("*.csv"))
+
+
+def test_orc_input(need_spark, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    ids = _ids(500, 3)
+    f = tmp_path / "keys.orc"
+    orc.write_table(pa.table({"cid": ids, "n": list(range(500))}), f)
+    run = arouter("analyze", "--keys", str(f), "-r", ROUTER, "--key-column", "CLIENT_ID=cid", "-f", "json",
+                  "--master", "local[1]")
+    assert run.code == 0, run.err
+    (r,) = json.loads(run.out)["routers"]
+    got = Counter({t["target"]: t["count"] for t in r["targets"]})
+    got.update({s: n for s, n in r["refused"].items() if n})
+    assert got == _simulated_counts(tmp_path, ids)
