@@ -137,9 +137,16 @@ def analyze_command(
 
         sys.stdout.write(to_markdown(summary))
     else:
-        from ..pipeline.render import print_text
+        from ..pipeline.render import print_bad_rows, print_text
 
         print_text(summary, stdout_console())
+        print_bad_rows(summary, stdout_console())
+    if summary.get("bad_rows"):
+        if fmt != "text":
+            from ..pipeline.render import print_bad_rows
+
+            print_bad_rows(summary, err)
+        raise typer.Exit(1)  # some rows were not keys: the figures cover the others
 
 
 SUMMARY_FORMATS = ("text", "json", "csv", "markdown")

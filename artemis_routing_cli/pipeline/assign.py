@@ -28,12 +28,16 @@ from ..errors import UsageError
 from ..routing.batch import route_batch, vectorisable
 from ..routing.keys import NULL_KEY, RECORD_COLUMNS, Connection
 from ..routing.router import Router
+from .inputs import BAD, META_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
 KEY_TYPE_COLUMN = {v: k for k, v in RECORD_COLUMNS.items()}
+# The status of a row that is not a key for a router (counted as a bad row, not routed).
+BAD_KEY = "BAD_KEY"
+BAD_ROW = "_bad_row"  # the row is not a key for any router (see inputs.BAD)
 ENGINES = ("auto", "jvm", "pandas")
 
 
@@ -62,7 +66,8 @@ def job_fields(i: int, job: RouterJob, full: bool = True) -> list[tuple[str, str
 
 def output_fields(jobs: Sequence[RouterJob], input_columns: Sequence[str], full: bool = True,
                   indices: Sequence[int] | None = None) -> list[tuple[str, str]]:
-    fields = ([(c, "string") for c in input_columns if c != "_row"] + [("_row", "bigint")]) if full else []
+    fields = ([(c, META_COLUMNS.get(c, "string")) for c in input_columns if c != "_row"] + [("_row", "bigint")]
+              if full else [])
     for i, job in enumerate(jobs):
         if indices is None or i in indices:
             fields += job_fields(i, job, full)
@@ -80,24 +85,64 @@ def _strings(series: pd.Series) -> list[str | None]:
     return values
 
 
-def _inputs(router: Router, batch: pd.DataFrame) -> list:
-    """What route_batch takes: key strings (a ``key`` column) or one Connection per row."""
-    if "key" in batch.columns:
-        return _strings(batch["key"])
+def _inputs(router: Router, batch: pd.DataFrame) -> tuple[list, list[str | None]]:
+    """What route_batch takes: key strings (a ``key`` column) or one Connection per row; and per row,
+    why it is not a key (None for a key): a value the router cannot read, or a bad input row."""
     from ..routing.keys import connection_from_record
 
+    bad_input = _strings(batch[BAD]) if BAD in batch.columns else [None] * len(batch)
+    if "key" in batch.columns:
+        keys = _strings(batch["key"])
+        if router.key_type != "SOURCE_IP":
+            return keys, bad_input
+        errors = list(bad_input)
+        for i, k in enumerate(keys):
+            if errors[i] is None and k:
+                try:
+                    connection_from_record(router.key_type, {"key": k})
+                except UsageError as exc:
+                    errors[i] = exc.message
+        return keys, errors
     cols = {c: _strings(batch[c]) for c in batch.columns if c in RECORD_COLUMNS}
     names = list(cols)
     out: list[Connection] = []
-    memo: dict[tuple, Connection] = {}
-    for values in zip(*(cols[c] for c in names), strict=True):
+    errors = list(bad_input)
+    memo: dict[tuple, Connection | str] = {}
+    for i, values in enumerate(zip(*(cols[c] for c in names), strict=True)):
         conn = memo.get(values)
         if conn is None:
-            conn = memo[values] = connection_from_record(router.key_type, dict(zip(names, values, strict=True)))
+            try:
+                conn = connection_from_record(router.key_type, dict(zip(names, values, strict=True)))
+            except UsageError as exc:
+                conn = exc.message
+            memo[values] = conn
+        if isinstance(conn, str):
+            errors[i] = errors[i] or conn
+            conn = Connection()
         out.append(conn)
     if not names:
         out = [Connection()] * len(batch)
-    return out
+    return out, errors
+
+
+def _route_good(router: Router, items: list, errors: list[str | None]):  # noqa: ANN202 (BatchResult)
+    """route_batch over the rows that are keys; the others answer BAD_KEY (and never reach the router,
+    so a round-robin position or a cache is as if they were not in the input)."""
+    if not any(errors):
+        return route_batch(router, items)
+    import numpy as np
+
+    good = [i for i, e in enumerate(errors) if e is None]
+    res = route_batch(router, [items[i] for i in good])
+    n = len(items)
+    cols = []
+    for name in ("key", "key_value", "status", "target", "node_id"):
+        col = np.full(n, BAD_KEY if name == "status" else None, dtype=object)
+        col[good] = getattr(res, name)
+        cols.append(col)
+    local = np.zeros(n, dtype=bool)
+    local[good] = res.local
+    return type(res)(*cols, local, vectorised=res.vectorised)
 
 
 def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full: bool = True, *,
@@ -113,8 +158,8 @@ def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full
             if indices is not None and i not in indices:
                 continue
             p = prefix(i)
-            items = _inputs(job.router, batch)
-            res = route_batch(job.router, items)
+            items, errors = _inputs(job.router, batch)
+            res = _route_good(job.router, items, errors)
             out[f"{p}status"] = res.status
             out[f"{p}target"] = res.target
             out[f"{p}local"] = res.local
@@ -123,7 +168,7 @@ def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full
                 out[f"{p}key_value"] = res.key_value
                 out[f"{p}node_id"] = res.node_id
             for j, (_, variant) in enumerate(job.scenarios):
-                w = route_batch(variant, items)
+                w = _route_good(variant, items, errors)
                 out[f"{p}w{j}_status"] = w.status
                 out[f"{p}w{j}_target"] = w.target
         yield out
@@ -183,12 +228,19 @@ def _sql_type(name: str) -> str:
 def _route(keys: DataFrame, jobs: Sequence[RouterJob], full: bool, engine: str,
            progress: Callable[[str], None], compact: bool) -> tuple[DataFrame, dict[str, list]]:
     """The answer columns of every router, and (``compact``) how to decode the JVM routers' slots."""
+    from pyspark.sql import functions as F
+
     jvm = jvm_ready(keys.sparkSession, engine, progress)
     engines = plan(jobs, keys.columns, jvm)
+    flag: list[tuple[str, str]] = []
+    if BAD in keys.columns:  # rows that are not keys at all, whatever the router: counted apart
+        keys = keys.withColumn(BAD_ROW, F.col(BAD).isNotNull())
+        flag = [(BAD_ROW, "boolean")]
     job_list = [RouterJob(_without_cache(j.router), [(s, _without_cache(v)) for s, v in j.scenarios])
                 for j in jobs]
     frame = keys
-    inputs = output_fields(job_list, keys.columns, full, []) if full else []
+    inputs = output_fields(job_list, [c for c in keys.columns if c != BAD_ROW], full, []) if full else []
+    inputs += flag
     fields: dict[int, list[tuple[str, str]]] = {}
     decoders: dict[str, list] = {}
     on_jvm = [i for i, e in enumerate(engines) if e == "jvm"]
@@ -208,7 +260,7 @@ def _route(keys: DataFrame, jobs: Sequence[RouterJob], full: bool, engine: str,
     if in_pandas:
         if ordered([jobs[i] for i in in_pandas]):
             frame = frame.coalesce(1)
-        done = [n for i in on_jvm for n, _ in fields[i]]
+        done = [n for i in on_jvm for n, _ in fields[i]] + [n for n, _ in flag]
         schema = ", ".join(f"`{n}` {t}" for n, t in inputs + [f for i in sorted(fields) for f in fields[i]])
 
         def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:

@@ -19,8 +19,12 @@ from .preflight import FORMATS, KeysInput, detect
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["FORMATS", "ROW", "read_keys"]
-ROW = "_row"
+__all__ = ["BAD", "BLOCK", "FILE", "FORMATS", "META_COLUMNS", "ROW", "read_keys"]
+ROW = "_row"  # increasing in file order within each block of a file (monotonically_increasing_id)
+FILE = "_file"  # the file a row came from
+BLOCK = "_block"  # the byte offset of the file split it was read in
+BAD = "_bad"  # why the row is not a key (null for a key): not a JSON object, invalid UTF-8
+META_COLUMNS = {ROW: "bigint", FILE: "string", BLOCK: "bigint", BAD: "string"}
 
 
 def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput | None = None) -> DataFrame:
@@ -50,23 +54,30 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput 
 
         first = plain_spark_error(str(exc)) or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UsageError(f"cannot read keys: {first}", file=path) from None
+    df = df.select("*", F.col("_metadata.file_path").alias(FILE), F.col("_metadata.file_block_start").alias(BLOCK))
     if mapping:
         missing = [c for c in mapping.values() if c not in df.columns]
         if missing:
             raise UsageError(f"--key-column names {', '.join(repr(c) for c in missing)}, which the input does not "
                              f"have (columns: {', '.join(df.columns)})", file=path)
-        df = df.select(*[F.col(f"`{col}`").alias(record) for record, col in mapping.items()])
-    names = [f.name for f in df.schema.fields]
+        corrupt = [c for c in df.columns if c.startswith("_corrupt")]
+        df = df.select(*[F.col(f"`{col}`").alias(record) for record, col in mapping.items()], *corrupt, FILE, BLOCK)
+    names = [f.name for f in df.schema.fields if f.name not in (FILE, BLOCK)]
     unknown = [c for c in names if c != "key" and c not in RECORD_COLUMNS and not c.startswith("_corrupt")]
+    names = [c for c in names if not c.startswith("_corrupt")]
     if unknown:
         raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(RECORD_COLUMNS)}, "
                          f"or map a column with --key-column KEYTYPE=COLUMN", file=path)
     if not names or (("key" in names) and len(names) > 1):
         raise UsageError("give either a single key column or a column per key type", file=path)
     cols = []
+    bad = F.lit(None).cast("string")
     for f in df.schema.fields:
+        if f.name in (FILE, BLOCK):
+            continue
         if f.name.startswith("_corrupt"):
-            raise UsageError("some lines are not valid JSON objects", file=path)
+            bad = F.when(F.col(f.name).isNotNull(), F.lit("not a JSON object")).otherwise(bad)
+            continue
         if isinstance(f.dataType, ArrayType):
             cols.append(F.array_join(F.col(f.name).cast("array<string>"), ",").alias(f.name))
         elif kind == "csv":
@@ -74,4 +85,10 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput 
             cols.append(F.coalesce(F.col(f.name).cast("string"), F.lit("")).alias(f.name))
         else:
             cols.append(F.col(f.name).cast("string").alias(f.name))
-    return df.select(*cols).withColumn(ROW, F.monotonically_increasing_id())
+    if kind == "text":
+        # Spark's text reader keeps the bytes as they are: a line that is not UTF-8 is not a key
+        # (simulate refuses such a file); it is a bad row, shown with U+FFFD for the bad bytes.
+        valid = F.expr("is_valid_utf8(key)")
+        bad = F.when(~valid, F.lit("invalid UTF-8")).otherwise(bad)
+        cols = [F.when(valid, F.col("key")).otherwise(F.expr("make_valid_utf8(key)")).alias("key")]
+    return df.select(*cols, FILE, BLOCK, bad.alias(BAD)).withColumn(ROW, F.monotonically_increasing_id())

@@ -32,11 +32,25 @@ def print_text(summary: Mapping[str, Any], console: Console) -> None:
             line += (f" · imbalance max/mean {imb['max_over_mean']:.3f}, "
                      f"CV {imb['coefficient_of_variation']:.3f} over {imb['targets']} targets")
         console.print(line, highlight=False)
+        if r.get("bad"):
+            console.print(f"bad rows (not routed): {r['bad']:,}", highlight=False, markup=False)
         for w in r["what_if"]:
             console.print(f"what-if {w['scenario']}: {w['moved']:,} keys move ({w['moved_share']:.2%})",
                           highlight=False, markup=False)
             for f in w["flows"]:
                 console.print(f"   {f['from']} → {f['to']}: {f['count']:,}", highlight=False, markup=False)
+
+
+def print_bad_rows(summary: Mapping[str, Any], console: Console) -> None:
+    """The bad-row count and samples (file:line: router: why), when there are any."""
+    n = summary.get("bad_rows") or 0
+    if not n:
+        return
+    console.print(f"\n{n:,} bad row(s) were not routed; the first:", highlight=False, markup=False)
+    for s in summary.get("bad_row_samples", []):
+        unit = "line" if "line" in s else "record"
+        who = f"{s['router']}: " if s.get("router") else ""
+        console.print(f"  {s['file']}:{unit} {s.get(unit)}: {who}{s['error']}", highlight=False, markup=False)
 
 
 def _svg_bars(rows: list[tuple[str, int, bool]]) -> str:

@@ -7,9 +7,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..routing.keys import RECORD_COLUMNS as KEY_COLUMNS
 from ..routing.router import Router
-from .assign import KEY_TYPE_COLUMN, RouterJob, assign, count_answers, prefix
-from .inputs import ROW, read_keys
+from .assign import BAD_KEY, BAD_ROW, KEY_TYPE_COLUMN, RouterJob, assign, count_answers, prefix
+from .inputs import BAD, BLOCK, FILE, ROW, read_keys
+from .locate import Blocks, blocks, shown_path, with_position
 from .preflight import KeysInput
 from .summary import collect_counted, collect_groups, summarise
 from .whatif import Scenario, check_applicable, variant
@@ -46,10 +48,19 @@ def build_jobs(routers: Sequence[Router], scenarios: Sequence[Scenario]) -> list
     return jobs
 
 
-def assignments(assigned: DataFrame, jobs: Sequence[RouterJob]) -> DataFrame:
-    """Long form: one row per (router, input key), the columns ``simulate --keys-file`` writes."""
+def assignments(assigned: DataFrame, jobs: Sequence[RouterJob], where: Blocks | None = None) -> DataFrame:
+    """Long form: one row per (router, input key), the columns ``simulate --keys-file`` writes.
+
+    With ``where`` each row says where it is in the input (``file`` and ``line`` for text, ``record``
+    for the other formats) instead of Spark's internal ``row`` id.
+    """
     from pyspark.sql import functions as F
 
+    if where is not None:
+        assigned = with_position(assigned, where)
+        position = [F.col("file"), F.col(where.unit)]
+    else:
+        position = [F.col(ROW).alias("row")]
     frames = []
     for i, job in enumerate(jobs):
         p = prefix(i)
@@ -59,7 +70,7 @@ def assignments(assigned: DataFrame, jobs: Sequence[RouterJob]) -> DataFrame:
             column = KEY_TYPE_COLUMN[job.router.key_type]
             shown = F.coalesce(F.col(column), F.lit("")) if column in assigned.columns else F.lit("")
         frames.append(assigned.select(
-            F.lit(job.router.name).alias("router"), F.col(ROW).alias("row"), shown.alias("key"),
+            F.lit(job.router.name).alias("router"), *position, shown.alias("key"),
             F.col(f"{p}key_value").alias("key_value"), F.col(f"{p}status").alias("status"),
             F.col(f"{p}target").alias("target"), F.col(f"{p}node_id").alias("node_id"),
             F.col(f"{p}local").alias("local")))
@@ -118,14 +129,23 @@ def analyze(
 
         assigned = assign(keys, jobs, engine=engine, progress=progress).persist(StorageLevel.MEMORY_AND_DISK)
         progress(f"routing keys and writing per-key assignments to {output}")
+    kind = inp.format if inp is not None else "text" if "key" in keys.columns else "record"
     try:
+        where = None
         if assigned is not None:
-            write_assignments(assignments(assigned, jobs), output, output_format, output_mode)
+            where = blocks(keys, kind)
+            write_assignments(assignments(assigned, jobs, where), output, output_format, output_mode)
             progress("counting")
             groups = collect_groups(assigned, jobs)
         else:
             progress("routing keys and counting")
             groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
+        samples: list[dict[str, object]] = []
+        if any(v.get(BAD_ROW) or any(v[f"{prefix(i)}status"] == BAD_KEY for i in range(len(jobs)))
+               for v, _ in groups):
+            progress("finding the bad rows")
+            frame = assigned if assigned is not None else assign(keys, jobs, engine=engine, progress=progress)
+            samples = bad_samples(frame, jobs, where or blocks(keys, kind))
     except UsageError:
         raise
     except Exception as exc:
@@ -136,4 +156,39 @@ def analyze(
     finally:
         if assigned is not None:
             assigned.unpersist()
-    return summarise(jobs, groups)
+    return summarise(jobs, groups, samples)
+
+
+# Bad rows shown in the summary (all are counted).
+BAD_SAMPLES = 10
+
+
+def bad_samples(assigned: DataFrame, jobs: Sequence[RouterJob], where: Blocks) -> list[dict[str, object]]:
+    """The first few bad rows: file, line or record, the router (None: every router) and why."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    from ..routing.keys import connection_from_record
+
+    conds = [F.col(f"{prefix(i)}status") == BAD_KEY for i in range(len(jobs))]
+    if BAD_ROW in assigned.columns:
+        conds.append(F.col(BAD_ROW))
+    rows = assigned.filter(reduce(lambda a, b: a | b, conds)).orderBy(FILE, BLOCK, ROW).limit(BAD_SAMPLES).collect()
+    out: list[dict[str, object]] = []
+    for r in rows:
+        place = {"file": shown_path(r[FILE]), where.unit: where.where(r[FILE], r[BLOCK], r[ROW])}
+        if BAD in r.asDict() and r[BAD] is not None:
+            out.append({**place, "router": None, "error": r[BAD]})
+            continue
+        record = {c: r[c] for c in r.asDict() if c == "key" or c in KEY_COLUMNS}
+        for i, job in enumerate(jobs):
+            if r[f"{prefix(i)}status"] != BAD_KEY:
+                continue
+            try:
+                connection_from_record(job.router.key_type, record)
+                why = "not a key for this router"
+            except UsageError as exc:
+                why = exc.message
+            out.append({**place, "router": job.router.name, "error": why})
+    return out[:BAD_SAMPLES]

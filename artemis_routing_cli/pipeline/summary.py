@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router
-from .assign import RouterJob, prefix
+from .assign import BAD_KEY, BAD_ROW, RouterJob, prefix
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 Groups = list[tuple[dict[str, object], int]]
 
 
-def group_columns(jobs: Sequence[RouterJob]) -> list[str]:
-    cols: list[str] = []
+def group_columns(jobs: Sequence[RouterJob], bad_rows: bool = False) -> list[str]:
+    cols: list[str] = [BAD_ROW] if bad_rows else []
     for i, job in enumerate(jobs):
         p = prefix(i)
         cols += [f"{p}status", f"{p}target", f"{p}local", f"{p}null"]
@@ -32,12 +32,12 @@ def group_columns(jobs: Sequence[RouterJob]) -> list[str]:
 
 def collect_groups(assigned: DataFrame, jobs: Sequence[RouterJob]) -> Groups:
     """Count the per-key assignments by answer (one aggregation)."""
-    return collect_counted(assigned.groupBy(*group_columns(jobs)).count(), jobs)
+    return collect_counted(assigned.groupBy(*group_columns(jobs, BAD_ROW in assigned.columns)).count(), jobs)
 
 
 def collect_counted(counted: DataFrame, jobs: Sequence[RouterJob]) -> Groups:
     """The groups of an already counted frame (group columns and ``count``, see assign.count_answers)."""
-    cols = group_columns(jobs)
+    cols = group_columns(jobs, BAD_ROW in counted.columns)
     rows = counted.collect()
     return [({c: r[c] for c in cols}, int(r["count"])) for r in rows]
 
@@ -67,15 +67,30 @@ def _imbalance(router: Router, per_target: Counter[str]) -> dict[str, object]:
     }
 
 
-def summarise(jobs: Sequence[RouterJob], groups: Groups) -> dict[str, object]:
-    """The ``--format json`` document."""
+def _is_bad(values: dict[str, object], jobs: Sequence[RouterJob]) -> bool:
+    return bool(values.get(BAD_ROW)) or any(values[f"{prefix(i)}status"] == BAD_KEY for i in range(len(jobs)))
+
+
+def summarise(jobs: Sequence[RouterJob], groups: Groups,
+              bad_samples: Sequence[dict[str, object]] = ()) -> dict[str, object]:
+    """The ``--format json`` document.
+
+    Bad rows (not a key: a line that is not a JSON object, invalid UTF-8, a SOURCE_IP that is not an
+    address) are counted apart (``bad_rows``, per router ``bad``) and sampled (``bad_row_samples``);
+    every other figure is over the keys that were routed.
+    """
     routers = []
     for i, job in enumerate(jobs):
         p = prefix(i)
-        total = local = nulls = 0
+        total = local = nulls = bad = 0
         per_target: Counter[str] = Counter()
         refused: Counter[str] = Counter({REFUSED_UNAVAILABLE: 0, REFUSED_USE_ANOTHER: 0})
+        routed = []
         for values, count in groups:
+            if values.get(BAD_ROW) or values[f"{p}status"] == BAD_KEY:
+                bad += count
+                continue
+            routed.append((values, count))
             total += count
             status, target = values[f"{p}status"], values[f"{p}target"]
             if status == OK and target is not None:
@@ -90,7 +105,7 @@ def summarise(jobs: Sequence[RouterJob], groups: Groups) -> dict[str, object]:
         for j, (label, _variant) in enumerate(job.scenarios):
             moved = 0
             flows: Counter[tuple[str, str]] = Counter()
-            for values, count in groups:
+            for values, count in routed:
                 before = _answer(values[f"{p}status"], values[f"{p}target"])
                 after = _answer(values[f"{p}w{j}_status"], values[f"{p}w{j}_target"])
                 if before != after:
@@ -111,12 +126,14 @@ def summarise(jobs: Sequence[RouterJob], groups: Groups) -> dict[str, object]:
                         for t, c in sorted(per_target.items(), key=lambda kv: (-kv[1], kv[0]))],
             "local": local,
             "null_keys": nulls,
+            "bad": bad,
             "refused": dict(refused),
             "imbalance": _imbalance(job.router, per_target),
             "what_if": what_if,
             "warnings": list(job.router.warnings),
         })
-    return {"routers": routers}
+    return {"routers": routers, "bad_rows": sum(c for v, c in groups if _is_bad(v, jobs)),
+            "bad_row_samples": list(bad_samples)}
 
 
 def _share(count: int, total: int) -> float:

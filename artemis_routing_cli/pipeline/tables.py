@@ -49,6 +49,9 @@ def to_markdown(summary: Mapping[str, Any]) -> str:
         lines.append("|---|---:|---:|")
         for row in summary_rows({"routers": [r]}):
             lines.append(f"| {_md(row[3])} | {row[4]:,} | {row[5]:.2%} |")
+        if r.get("bad"):
+            lines.append("")
+            lines.append(f"Bad rows (not routed): {r['bad']:,}")
         for w in r["what_if"]:
             lines.append("")
             lines.append(f"What if {_md(w['scenario'])}: {w['moved']:,} keys move ({w['moved_share']:.2%})")

@@ -126,3 +126,48 @@ def test_orc_input(need_spark, tmp_path: Path) -> None:
     got = Counter({t["target"]: t["count"] for t in r["targets"]})
     got.update({s: n for s, n in r["refused"].items() if n})
     assert got == _simulated_counts(tmp_path, ids)
+
+
+def test_bad_rows_are_counted_sampled_and_the_rest_routed(need_spark, tmp_path: Path) -> None:
+    good = ["10.0.0.1", "[::1]:5000", "", "/10.1.2.3:9", "192.168.7.7"] * 40
+    lines: list[bytes] = [g.encode() for g in good]
+    lines.insert(1, b"FOO1")  # line 2: not an address for a SOURCE_IP router
+    lines.insert(4, b"\xff\xfe10.0.0.9")  # line 5: not UTF-8
+    keys = tmp_path / "ips.txt"
+    keys.write_bytes(b"\n".join(lines) + b"\n")
+    out = tmp_path / "out"
+    run = arouter("analyze", "--keys", str(keys), "-r", "simple-router", "-f", "json", "--output", str(out),
+                  "--output-format", "csv", "--master", "local[1]")
+    assert run.code == 1, run.err
+    doc = json.loads(run.out)
+    assert doc["bad_rows"] == 2
+    assert [(s["line"], s["router"], s["error"][:20]) for s in doc["bad_row_samples"]] == [
+        (2, "simple-router", "SOURCE_IP='FOO1': ex"), (5, None, "invalid UTF-8")]
+    assert all(s["file"] == str(keys) for s in doc["bad_row_samples"])
+    (r,) = doc["routers"]
+    assert r["bad"] == 2 and r["total"] == len(good)
+    plain = tmp_path / "good.txt"
+    plain.write_text("".join(g + "\n" for g in good), encoding="utf-8")
+    sim = arouter("simulate", "-r", "simple-router", "--keys-file", str(plain), "-f", "jsonl")
+    assert sim.code == 0, sim.err
+    expected = Counter((x["target"] or x["status"]) for x in map(json.loads, sim.out.splitlines()))
+    got = Counter({t["target"]: t["count"] for t in r["targets"]})
+    got.update({s: n for s, n in r["refused"].items() if n})
+    assert got == expected
+    written = [row for f in sorted(out.glob("*.csv")) for row in csv.DictReader(f.open(encoding="utf-8"))]
+    assert {row["file"] for row in written} == {str(keys)}
+    by_line = {int(row["line"]): row for row in written}
+    assert sorted(by_line) == list(range(1, len(lines) + 1))
+    assert by_line[2]["status"] == "BAD_KEY" and by_line[3]["key"] == "[::1]:5000"
+    assert "2 bad row(s) were not routed" in run.err
+
+
+def test_a_line_that_is_not_json_is_a_bad_row(need_spark, tmp_path: Path) -> None:
+    keys = tmp_path / "k.jsonl"
+    keys.write_text('{"client_id": "a"}\nnot json\n{"client_id": "b"}\n', encoding="utf-8")
+    run = arouter("analyze", "--keys", str(keys), "-r", ROUTER, "-f", "json", "--master", "local[1]")
+    assert run.code == 1, run.err
+    doc = json.loads(run.out)
+    assert doc["bad_rows"] == 1 and doc["routers"][0]["total"] == 2
+    assert doc["bad_row_samples"] == [{"file": str(keys), "record": 2, "router": None,
+                                       "error": "not a JSON object"}]
