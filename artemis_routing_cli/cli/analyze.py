@@ -116,10 +116,13 @@ def analyze_command(
     from ..pipeline.session import start_session
 
     spark = start_session(master, spark_conf, spark_log_level)
+    from ..pipeline.progress import Reporter
+
     try:
-        summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
-                          engine=engine, output_format=output_format, output_mode=mode, inp=inp,
-                          progress=lambda msg: say(err, f"arouter: {msg}"))
+        with Reporter(spark.sparkContext.statusTracker(), _raw_stderr, tty=sys.stderr.isatty()):
+            summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
+                              engine=engine, output_format=output_format, output_mode=mode, inp=inp,
+                              progress=lambda msg: say(err, f"arouter: {msg}"))
     finally:
         spark.stop()
     if report is not None:
@@ -150,6 +153,11 @@ def analyze_command(
 
 
 SUMMARY_FORMATS = ("text", "json", "csv", "markdown")
+
+
+def _raw_stderr(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 def _check_output(output: str, mode: str) -> None:

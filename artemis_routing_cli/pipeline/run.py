@@ -128,15 +128,17 @@ def analyze(
         from pyspark import StorageLevel
 
         assigned = assign(keys, jobs, engine=engine, progress=progress).persist(StorageLevel.MEMORY_AND_DISK)
-        progress(f"routing keys and writing per-key assignments to {output}")
+        progress("routing keys and counting")
     kind = inp.format if inp is not None else "text" if "key" in keys.columns else "record"
     try:
         where = None
         if assigned is not None:
+            # Counting first fills the cache: the per-router rows written next are read from it,
+            # so every key is routed once however many routers there are.
+            groups = collect_groups(assigned, jobs)
+            progress(f"writing per-key assignments to {output}")
             where = blocks(keys, kind)
             write_assignments(assignments(assigned, jobs, where), output, output_format, output_mode)
-            progress("counting")
-            groups = collect_groups(assigned, jobs)
         else:
             progress("routing keys and counting")
             groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
