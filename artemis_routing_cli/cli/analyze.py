@@ -61,9 +61,9 @@ def analyze_command(
     from ..config import LoadOptions, load
     from ..pipeline.session import parse_conf, start_session
     from ..pipeline.whatif import parse_scenarios
+    from ..routing.selection import select_routers
     from ..routing.targets import state_from_options
     from .common import say, stderr_console, stdout_console, warn
-    from .simulate_one import select_routers
 
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
