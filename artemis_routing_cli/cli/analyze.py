@@ -79,9 +79,9 @@ def analyze_command(
     from ..pipeline.run import check_output_options
     from ..pipeline.session import LOG_LEVELS, check_master, parse_conf, worker_python
     from ..pipeline.whatif import parse_scenarios
+    from ..routing.selection import select_routers
     from ..routing.targets import state_from_options
     from .common import say, stderr_console, stdout_console, warn
-    from .simulate_one import select_routers
 
     check_output_options(output_format, mode)
     if spark_log_level.upper() not in LOG_LEVELS:

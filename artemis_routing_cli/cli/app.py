@@ -1,4 +1,8 @@
-"""The ``arouter`` command: subcommands live one per module; heavy imports stay inside them."""
+"""The ``arouter`` typer application: subcommands live one per module; heavy imports stay inside them.
+
+The console script is :func:`.entry.main`, which reads ``arouter validate`` without typer when it can and
+hands every other command line to :data:`app` (this module imports nothing of the entry point).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,8 @@ import typer
 
 from .. import __version__
 from . import analyze, probe, serve, simulate, validate
-from .entry import main
 
-__all__ = ["app", "main"]
+__all__ = ["app"]
 
 app = typer.Typer(
     name="arouter",
@@ -40,6 +43,3 @@ probe.register(app)
 serve.register(app)
 analyze.register(app)
 
-
-if __name__ == "__main__":
-    main()

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ..errors import UsageError
 from .common import find_config, parse_properties
+
+if TYPE_CHECKING:
+    from ..config.model import BrokerConfig
+    from ..routing.targets import TargetState
 
 DEFAULT_PASSWORD_ENV = "AROUTER_MANAGEMENT_PASSWORD"
 
@@ -120,6 +124,7 @@ def serve_command(
     path = find_config(config)
     cfg = load(path, LoadOptions(parse_properties(define)))
     state = state_from_options(node_id or [], down or [], connections or [], targets)
+    check_serve_inputs(cfg, state, router or [], monitor)
     options = ServeOptions(
         listen=listen or [], routers=router or [], bind_host=bind_host, local_target=local_target, state=state,
         tls_cert=tls_cert, tls_key=tls_key, users_file=users_file, roles_file=roles_file, data_dir=data_dir,
@@ -134,3 +139,18 @@ def serve_command(
         pass
     finally:
         log.close()
+
+
+def check_serve_inputs(cfg: BrokerConfig, state: TargetState, routers: list[str], monitor: bool) -> None:
+    """Refuse ``--router`` names broker.xml lacks and target names no served router holds, before binding.
+
+    While monitoring, a pool fed by a discovery group (directly or through a cluster connection) may
+    still find members that are not known now: their names are then only warned about.
+    """
+    from ..routing.selection import check_target_names, select_named
+    from .common import note
+
+    chosen = select_named(cfg, state, routers, None)
+    discovering = monitor and any(r.pool is not None and r.pool.source != "static" for r in chosen)
+    for problem in check_target_names(chosen, state, unknown_ok=discovering):
+        note(f"arouter: warning: {problem}; assumed to name a member that discovery may find")

@@ -28,9 +28,9 @@ from ..outfile import atomic_text
 from ..routing.batch import BatchInput, BatchResult, batch_router
 from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
+from ..routing.selection import select_routers
 from ..routing.targets import TargetState
 from .common import stderr_console, warn
-from .simulate_one import select_routers
 
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
 # Show a progress bar for files at least this large (bytes) when stderr is a terminal.

@@ -11,8 +11,10 @@ from rich.text import Text
 from ..config.model import BrokerConfig
 from ..errors import UsageError
 from ..routing.keys import KEY_TYPES, Connection, source_address
-from ..routing.router import OK, Router, RouteResult, build_routers
+from ..routing.router import OK, Router, RouteResult
+from ..routing.selection import select_routers
 from ..routing.targets import TargetState
+from .checks import check_repeated_keys, key_notes
 from .common import stderr_console, stdout_console, warn
 
 
@@ -26,6 +28,7 @@ def _source(value: str) -> str:
 
 
 def parse_connection(keys: list[str], roles: str | None) -> Connection:
+    check_repeated_keys(keys)
     values: dict[str, str] = {}
     for item in keys:
         name, sep, value = item.partition("=")
@@ -49,16 +52,6 @@ def parse_connection(keys: list[str], roles: str | None) -> Connection:
     )
 
 
-def select_routers(cfg: BrokerConfig, state: TargetState, name: str | None, seed: int | None) -> list[Router]:
-    if name is not None and cfg.router(name) is None:
-        known = ", ".join(r.name for r in cfg.connection_routers) or "none"
-        raise UsageError(f"no connection router named {name!r} in {cfg.path} (routers: {known})")
-    routers = build_routers(cfg, state, names=[name] if name else None, seed=seed)
-    if not routers:
-        raise UsageError(f"{cfg.path} has no connection routers")
-    return routers
-
-
 def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: list[str], roles: str | None,
             seed: int | None, explain: bool, management: bool, fmt: str) -> None:
     if fmt not in ("text", "json"):
@@ -74,8 +67,12 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         if not keys and roles is None:
             raise UsageError("give the connection with --key TYPE=VALUE (e.g. --key CLIENT_ID=FOO1)")
         conn = parse_connection(keys, roles)
+        assumed = key_notes(routers, [*(k.partition("=")[0].strip().upper() for k in keys),
+                                      *(["ROLE_NAME"] if roles is not None else [])])
         results = [r.route(conn) for r in routers]
     warnings = [f"{r.name}: {w}" for r in routers for w in r.warnings]
+    if not management:
+        warnings += assumed
     if fmt == "json":
         payload = {
             "connection": _conn_json(conn) if conn else {"management_key": results[0].key},

@@ -1,50 +1,55 @@
-"""``arouter validate``: the CI-grade linter for broker.xml routing sections."""
+"""``arouter validate``: the CI-grade linter for broker.xml routing sections.
+
+The typer command is built from :data:`.validate_options.OPTIONS`, the table the quick reader of the
+console entry point uses too: one definition of each option, its help text included.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+import inspect
+from typing import Any, Optional
 
 import typer
 
 from .common import stdout_console
-from .validate_options import DEFAULT_DOCS_URL, ValidateOptions
+from .validate_options import OPTIONS, PATHS, Option, ValidateOptions
 from .validate_run import run_validate
+
+_TYPES: dict[str, Any] = {"flag": bool, "value": Optional[str], "repeat": Optional[list[str]]}
 
 
 def register(app: typer.Typer) -> None:
     app.command("validate", no_args_is_help=False)(validate_command)
 
 
-def validate_command(
-    paths: Optional[list[str]] = typer.Argument(
-        None, metavar="[BROKER.XML]...",
-        help="Files to check ('-' reads stdin). Default: ./broker.xml, $ARTEMIS_INSTANCE/etc/broker.xml, "
-             "else the bundled sample."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text, json, sarif, junit or github."),
-    strict: bool = typer.Option(False, "--strict", help="Fail (exit 1) on warnings too."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on",
-                                          help="Lowest severity that fails the run: error, warning or info."),
-    disable: Optional[list[str]] = typer.Option(None, "--disable", "-d", help="Rule id or name to skip (repeat)."),
-    prop: Optional[list[str]] = typer.Option(None, "--property", "-D", metavar="NAME=VALUE",
-                                             help="A ${NAME} value, like the broker's -DNAME=VALUE (repeat)."),
-    settings: Optional[str] = typer.Option(None, "--settings", metavar="FILE",
-                                           help="Project settings file (.arouter.toml or pyproject.toml)."),
-    no_settings: bool = typer.Option(False, "--no-settings", help="Ignore .arouter.toml / [tool.arouter]."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE (atomically)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: findings only, no summary."),
-    docs_url: str = typer.Option(DEFAULT_DOCS_URL, "--docs-url", help="Base of rule help links in SARIF."),
-    list_rules: bool = typer.Option(False, "--list-rules", help="List every rule and exit."),
-) -> None:
+def _parameter(opt: Option) -> inspect.Parameter:
+    annotation = str if opt.kind == "value" and opt.default is not None else _TYPES[opt.kind]
+    info = typer.Option(opt.default, *opt.names, help=opt.help, metavar=opt.metavar)
+    return inspect.Parameter(opt.field, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=annotation)
+
+
+def _signature() -> inspect.Signature:
+    paths = inspect.Parameter(PATHS.field, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Optional[list[str]],
+                              default=typer.Argument(None, metavar=PATHS.metavar, help=PATHS.help))
+    return inspect.Signature([paths, *(_parameter(o) for o in OPTIONS)], return_annotation=None)
+
+
+def validate_command(**given: Any) -> None:
     """Check broker.xml: the broker's schema for routing sections plus semantic rules with IDs."""
-    if list_rules:
+    if given.pop("list_rules", False):
         from ..rules import all_rules
 
         _list_rules(all_rules())
         return
-    opts = ValidateOptions(paths=tuple(paths or ()), fmt=fmt, strict=strict, fail_on=fail_on,
-                           disable=tuple(disable or ()), properties=tuple(prop or ()), settings=settings,
-                           no_settings=no_settings, output=output, quiet=quiet, docs_url=docs_url)
-    raise typer.Exit(run_validate(opts))
+    fields = dict(given)
+    for name in (PATHS.field, *_REPEATED):  # typer gives lists (or None): the options hold tuples
+        fields[name] = tuple(given.get(name) or ())
+    raise typer.Exit(run_validate(ValidateOptions(**fields)))
+
+
+_REPEATED = {o.field for o in OPTIONS if o.kind == "repeat"}
+validate_command.__signature__ = _signature()  # type: ignore[attr-defined]
+validate_command.__annotations__ = {p.name: p.annotation for p in _signature().parameters.values()}
 
 
 def _list_rules(metas: dict) -> None:

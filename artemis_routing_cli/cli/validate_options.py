@@ -1,14 +1,18 @@
-"""The options of ``arouter validate``, and a quick reading of its command line without typer.
+"""The options of ``arouter validate``: one table that builds both typer's command and a quick reader.
 
 ``arouter validate`` runs in pre-commit hooks and CI steps, often once per commit: its start-up is
-most of its time on a typical broker.xml. Importing typer (and the click it carries) costs about as
-much as the whole check, so the console entry point first tries :func:`parse_validate_args`. It
-understands the documented options in the forms people write them (``--format json``,
-``--format=json``, ``-f json``, ``-fjson``, ``-Dname=value``, repeated ``-d``/``-D``, ``--``) and
-gives up - returns ``None`` - on anything else (``--help``, ``--list-rules``, an unknown option,
-a missing value, a value that looks like an option, combined short flags). Then typer parses the
-line as always, with its own help and error messages. Both paths build the same
-:class:`ValidateOptions`; a test holds them equal over a table of command lines.
+most of its time on a typical broker.xml, and importing typer (with click) costs about as much as the
+whole check. So :data:`OPTIONS` declares every option once - spellings, kind, default, metavar and help
+text - and two readers are made from it:
+
+* :func:`parse_validate_args` (no typer) reads the forms people write (``--format json``,
+  ``--format=json``, ``-f json``, ``-fjson``, ``-Dname=value``, repeated ``-d``/``-D``, ``--``) and gives
+  up - returns ``None`` - on anything else (``--help``, ``--list-rules``, an unknown option, a missing
+  value, a value that looks like an option, combined short flags);
+* ``cli/validate.py`` builds the typer command's signature from the same table (help text included),
+  and typer reads every line the quick reader gave up on, with its own help and error messages.
+
+Both build the same :class:`ValidateOptions`; a test holds them equal over a table of command lines.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 
 from ..report import FORMATS
 
-__all__ = ["FORMATS", "ValidateOptions", "parse_validate_args"]
+__all__ = ["FORMATS", "OPTIONS", "PATHS", "Option", "ValidateOptions", "parse_validate_args"]
 DEFAULT_DOCS_URL = "docs/rules.md"
 
 
@@ -36,24 +40,55 @@ class ValidateOptions:
     docs_url: str = DEFAULT_DOCS_URL
 
 
-# option spelling -> ValidateOptions field; keep in step with cli/validate.py (a test compares them)
-_VALUE_OPTIONS = {
-    "--format": "fmt", "-f": "fmt",
-    "--fail-on": "fail_on",
-    "--disable": "disable", "-d": "disable",
-    "--property": "properties", "-D": "properties",
-    "--settings": "settings",
-    "--output": "output", "-o": "output",
-    "--docs-url": "docs_url",
-}
-_FLAG_OPTIONS = {"--strict": "strict", "--no-settings": "no_settings", "--quiet": "quiet", "-q": "quiet"}
-_REPEATED = frozenset({"disable", "properties"})
+@dataclass(frozen=True)
+class Option:
+    """One option of ``arouter validate``."""
+
+    field: str  # the ValidateOptions field (or, when not fast, the typer parameter)
+    names: tuple[str, ...]  # spellings, long first
+    kind: str  # "flag", "value" (the last one wins) or "repeat" (a tuple of every value)
+    help: str
+    default: object = None
+    metavar: str | None = None
+    fast: bool = True  # False: only typer handles it (the quick reader steps aside)
+
+
+@dataclass(frozen=True)
+class Positional:
+    field: str
+    metavar: str
+    help: str
+
+
+PATHS = Positional("paths", "[BROKER.XML]...",
+                   "Files to check ('-' reads stdin). Default: ./broker.xml, $ARTEMIS_INSTANCE/etc/broker.xml, "
+                   "else the bundled sample.")
+
+# Help texts are shown through rich by typer: no square brackets (they would be read as markup).
+OPTIONS: tuple[Option, ...] = (
+    Option("fmt", ("--format", "-f"), "value", "text, json, sarif, junit or github.", default="text"),
+    Option("strict", ("--strict",), "flag", "Fail (exit 1) on warnings too.", default=False),
+    Option("fail_on", ("--fail-on",), "value", "Lowest severity that fails the run: error, warning or info."),
+    Option("disable", ("--disable", "-d"), "repeat", "Rule id or name to skip (repeat)."),
+    Option("properties", ("--property", "-D"), "repeat", "A ${NAME} value, like the broker's -DNAME=VALUE (repeat).",
+           metavar="NAME=VALUE"),
+    Option("settings", ("--settings",), "value", "Project settings file (.arouter.toml or pyproject.toml).",
+           metavar="FILE"),
+    Option("no_settings", ("--no-settings",), "flag",
+           "Ignore the project settings (.arouter.toml, the tool.arouter table of pyproject.toml).", default=False),
+    Option("output", ("--output", "-o"), "value", "Write the report to FILE (atomically)."),
+    Option("quiet", ("--quiet", "-q"), "flag", "Text format: findings only, no summary.", default=False),
+    Option("docs_url", ("--docs-url",), "value", "Base of rule help links in SARIF.", default=DEFAULT_DOCS_URL),
+    Option("list_rules", ("--list-rules",), "flag", "List every rule and exit.", default=False, fast=False),
+)
+
+_BY_NAME = {name: opt for opt in OPTIONS if opt.fast for name in opt.names}
 
 
 def parse_validate_args(args: list[str]) -> ValidateOptions | None:
     """``args`` (what follows ``validate``) as options, or ``None`` to let typer parse them."""
     values: dict[str, object] = {}
-    repeated: dict[str, list[str]] = {"disable": [], "properties": []}
+    repeated: dict[str, list[str]] = {o.field: [] for o in OPTIONS if o.kind == "repeat"}
     paths: list[str] = []
     only_paths = False
     i = 0
@@ -72,12 +107,14 @@ def parse_validate_args(args: list[str]) -> ValidateOptions | None:
         else:  # -f json, -fjson
             name, attached = arg[:2], arg[2:]
             has_attached = bool(attached)
-        if name in _FLAG_OPTIONS and not has_attached:
-            values[_FLAG_OPTIONS[name]] = True
-            continue
-        field = _VALUE_OPTIONS.get(name)
-        if field is None:
+        opt = _BY_NAME.get(name)
+        if opt is None:
             return None  # --help, --list-rules, unknown or combined options: typer decides
+        if opt.kind == "flag":
+            if has_attached:
+                return None
+            values[opt.field] = True
+            continue
         if has_attached:
             value = attached
         elif i < len(args) and not args[i].startswith("-"):
@@ -85,9 +122,9 @@ def parse_validate_args(args: list[str]) -> ValidateOptions | None:
             i += 1
         else:
             return None  # no value, or one that looks like an option: typer says what is wrong
-        if field in _REPEATED:
-            repeated[field].append(value)
+        if opt.kind == "repeat":
+            repeated[opt.field].append(value)
         else:
-            values[field] = value
-    return ValidateOptions(paths=tuple(paths), disable=tuple(repeated["disable"]),
-                           properties=tuple(repeated["properties"]), **values)  # type: ignore[arg-type]
+            values[opt.field] = value
+    fields = {field: tuple(items) for field, items in repeated.items()}
+    return ValidateOptions(paths=tuple(paths), **fields, **values)  # type: ignore[arg-type]

@@ -212,7 +212,7 @@ def parse_typed_literal(text: str) -> object:
     double, ``1.5F`` a float, ``true`` / ``false`` a boolean, ``'text'`` a string (``''`` inside
     quotes is one quote). ``TYPE:VALUE`` forces a type: ``byte:7``, ``short:7``, ``int:7``,
     ``long:7``, ``float:1.5``, ``double:1.5``, ``string:42``, ``boolean:true``. Any other text
-    is taken as a plain string.
+    is refused (a typo such as ``priority=abc`` would otherwise be compared as a string).
     """
     stripped = text.strip()
     prefix, sep, rest = stripped.partition(":")
@@ -247,7 +247,8 @@ def parse_typed_literal(text: str) -> object:
         return float(stripped[:-1])
     if _FLOAT_LITERAL.fullmatch(stripped):
         return float(stripped)
-    return text
+    raise UsageError(f"--property value {text!r} is not a typed literal: write text in quotes ('{text}') or as "
+                     "string:TEXT; numbers as 42, 42L, 1.5, 1.5F; true or false")
 
 
 def to_json_value(value: object) -> object:

@@ -46,13 +46,16 @@ def _answer(status: object, target: object) -> str:
     return str(target) if status == OK else str(status)
 
 
+def _ready_labels(router: Router) -> list[str]:
+    """The labels of the router's ready targets (as the per-key answers name them)."""
+    if router.pool is None:
+        return []
+    return list(dict.fromkeys("local" if t.local else t.name for t in router.pool.ready()))
+
+
 def _imbalance(router: Router, per_target: Counter[str]) -> dict[str, object]:
     names = list(per_target)
-    if router.pool is not None:
-        for t in router.pool.ready():
-            label = "local" if t.local else t.name
-            if label not in per_target:
-                names.append(label)
+    names += [label for label in _ready_labels(router) if label not in per_target]
     counts = [per_target.get(n, 0) for n in names]
     if not counts or sum(counts) == 0:
         return {"targets": len(counts), "max_over_mean": None, "coefficient_of_variation": None}
@@ -117,6 +120,8 @@ def summarise(jobs: Sequence[RouterJob], groups: Groups,
                 "moved_share": _share(moved, total),
                 "flows": [{"from": a, "to": b, "count": c} for (a, b), c in sorted(flows.items())],
             })
+        for label in _ready_labels(job.router):
+            per_target.setdefault(label, 0)  # a ready target no key reached is shown (and counted) with 0
         routers.append({
             "router": job.router.name,
             "key_type": job.router.key_type,

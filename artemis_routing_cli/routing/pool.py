@@ -89,6 +89,7 @@ def build_pool(config: BrokerConfig, router: ConnectionRouter, state: TargetStat
     elif pc.source == "discovery":
         members = _discovery_members(pc.discovery_group or "", state, notes)
     targets.extend(state.apply(t) for t in members)
+    notes.extend(_shared_node_ids(targets))
     return Pool(tuple(targets), pc.quorum_size, pc.quorum_timeout, pc.check_period, pc.source, tuple(notes))
 
 
@@ -140,3 +141,16 @@ def _discovery_members(group: str, state: TargetState, notes: list[str]) -> list
     if not found:
         notes.append(f"discovery group {group!r}: no members known offline (use --targets from arouter probe)")
     return found
+
+
+def _shared_node_ids(targets: Sequence[Target]) -> list[str]:
+    """A note for each node id that several targets were given: brokers' node ids are unique, and the
+    broker's pool finds a target by its node id (cache hits, CONSISTENT_HASH), so such targets are not
+    told apart and the answers for them mean nothing."""
+    by_id: dict[str, list[str]] = {}
+    for t in targets:
+        if t.node_id_known:
+            by_id.setdefault(t.node_id, []).append(t.name)
+    return [f"targets {', '.join(names)} share the node id {node_id!r}: real brokers have distinct node ids "
+            "(give each its own with --node-id or --targets)"
+            for node_id, names in by_id.items() if len(set(names)) > 1]

@@ -140,6 +140,9 @@ def read_targets_file(path: str) -> TargetState:
             raise UsageError(f"targets[{i}] needs a string \"name\"", file=path)
         node_id = item.get("node_id")
         count = item.get("connection_count")
+        flagged = item.get("node_id_known", True)
+        if not isinstance(flagged, bool):
+            raise UsageError(f"targets[{i}] \"node_id_known\" must be true or false", file=path)
         known.append(
             Target(
                 name=item["name"],
@@ -149,7 +152,7 @@ def read_targets_file(path: str) -> TargetState:
                 local=bool(item.get("local", False)),
                 ready=bool(item.get("ready", True)),
                 connection_count=int(count) if isinstance(count, int) else None,
-                node_id_known=bool(node_id),
+                node_id_known=bool(node_id) and flagged,  # probe saves placeholders as not known
                 source=str(item.get("source", "static")),
             )
         )

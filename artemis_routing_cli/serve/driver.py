@@ -68,13 +68,6 @@ class Listener:
         """Connections open on this listener (the ``arouter_connections_open`` gauge)."""
         return self.open
 
-    def protocol(self) -> asyncio.BaseProtocol:
-        """The protocol object for a new socket: a PROXY header first when the acceptor expects one."""
-        if self.spec.proxy_protocol:
-            from .proxy_gate import ProxyGate
-            return ProxyGate(self)
-        return RedirectProtocol(self)
-
     def over_limit(self, remote: str) -> bool:
         """Count a new socket as open; True (logged) when that passes the limit and it must be closed."""
         self.open += 1

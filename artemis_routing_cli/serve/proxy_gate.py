@@ -30,6 +30,14 @@ from .driver import Listener, RedirectProtocol
 _HANDSHAKES: set[asyncio.Task[None]] = set()  # TLS handshakes after a header, under way
 
 
+def new_protocol(listener: Listener) -> asyncio.BaseProtocol:
+    """The protocol object for a new socket of ``listener``: a PROXY header first when its acceptor
+    expects one, else the session's own protocol."""
+    if listener.spec.proxy_protocol:
+        return ProxyGate(listener)
+    return RedirectProtocol(listener)
+
+
 class ProxyGate(asyncio.BufferedProtocol):
     """One socket until its PROXY header is read (see the module)."""
 

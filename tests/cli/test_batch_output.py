@@ -122,7 +122,7 @@ def test_encode_column_refuses_containers_with_separators() -> None:
 
 
 def _routers(names: list[str] | None = None, config: str = ROUTERS):  # noqa: ANN202
-    from artemis_routing_cli.cli.simulate_one import select_routers
+    from artemis_routing_cli.routing.selection import select_routers
 
     cfg = load_text(broker_xml(config))
     routers = select_routers(cfg, TargetState(), None, 3)

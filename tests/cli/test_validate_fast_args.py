@@ -130,3 +130,43 @@ def test_help_still_comes_from_typer() -> None:
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert "--list-rules" in out.stdout and "--fail-on" in out.stdout
+
+
+def test_one_table_defines_typer_options_and_the_quick_reading() -> None:
+    """Every option typer knows comes from validate_options.OPTIONS with the same spellings, help and
+    default, and the quick reader knows exactly the fast ones: the two cannot drift apart."""
+    import typer.main
+
+    from artemis_routing_cli.cli.validate_options import OPTIONS, PATHS
+
+    command = typer.main.get_command(app).commands["validate"]  # type: ignore[attr-defined]
+    params = {p.name: p for p in command.params if p.name != "help"}
+    assert set(params) == {PATHS.field, *(o.field for o in OPTIONS)}
+    for opt in OPTIONS:
+        param = params[opt.field]
+        assert (tuple(param.opts), param.help, param.default) == (opt.names, opt.help, opt.default), opt.field
+        assert param.multiple == (opt.kind == "repeat") and param.is_flag == (opt.kind == "flag")
+        for name in opt.names:
+            value = [] if opt.kind == "flag" else ["v"]
+            assert (parse_validate_args([name, *value]) is None) == (not opt.fast), name
+    assert params[PATHS.field].help == PATHS.help
+
+
+def test_help_texts_show_whole() -> None:
+    """Typer shows help through rich: '[tool.arouter]' was taken as markup and vanished."""
+    out = subprocess.run([sys.executable, "-m", "artemis_routing_cli", "validate", "--help"],
+                         capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp",
+                                                                          "COLUMNS": "200"})
+    line = next(x for x in out.stdout.splitlines() if "--no-settings" in x)
+    assert "Ignore the project settings (.arouter.toml, the tool.arouter table of pyproject.toml)." in line
+
+
+def test_no_help_text_of_any_command_holds_rich_markup() -> None:
+    import re
+
+    import typer.main
+
+    group = typer.main.get_command(app)
+    texts = [(f"{name} {p.name}", p.help or "") for name, cmd in group.commands.items()  # type: ignore[attr-defined]
+             for p in cmd.params]
+    assert [(where, t) for where, t in texts if re.search(r"\[[a-z#/]", t)] == []

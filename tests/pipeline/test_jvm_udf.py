@@ -46,8 +46,8 @@ def test_without_javac_auto_routes_in_python_and_jvm_refuses(spark, tmp_path, mo
     monkeypatch.setenv("PATH", str(tmp_path))  # and no javac to build one
     monkeypatch.delenv("JAVA_HOME", raising=False)
     assert "javac not found" in (enable(spark) or "")
-    from artemis_routing_cli.cli.simulate_one import select_routers
     from artemis_routing_cli.config import load_text
+    from artemis_routing_cli.routing.selection import select_routers
 
     cfg = load_text(broker_xml(CONNECTORS + ROUTERS))
     router = select_routers(cfg, engine_state(), "hash-filtered", None)[0]

@@ -109,10 +109,10 @@ def simulated(setup) -> list[dict]:
 
 @pytest.mark.parametrize("engine", ["jvm", "pandas"])
 def test_per_key_assignments_equal_simulate_keys_file(spark, setup, simulated, engine) -> None:
-    from artemis_routing_cli.cli.simulate_one import select_routers
     from artemis_routing_cli.pipeline.assign import assign, plan
     from artemis_routing_cli.pipeline.inputs import read_keys
     from artemis_routing_cli.pipeline.run import assignments, build_jobs
+    from artemis_routing_cli.routing.selection import select_routers
 
     d, cfg_path, keys_path = setup
     expected = simulated
@@ -149,9 +149,9 @@ def test_per_key_assignments_equal_simulate_keys_file(spark, setup, simulated, e
 
 
 def test_what_if_churn_equals_the_engine(spark, setup) -> None:
-    from artemis_routing_cli.cli.simulate_one import select_routers
     from artemis_routing_cli.pipeline.run import analyze
     from artemis_routing_cli.pipeline.whatif import parse_scenarios, variant
+    from artemis_routing_cli.routing.selection import select_routers
 
     d, cfg_path, keys_path = setup
     keys = keys_path.read_bytes().decode("utf-8").split("\n")[:-1]
@@ -181,10 +181,10 @@ def test_csv_and_json_columns_per_key_type_equal_simulate(spark, tmp_path) -> No
     import csv
 
     from artemis_routing_cli.cli.simulate_batch import run_batch
-    from artemis_routing_cli.cli.simulate_one import select_routers
     from artemis_routing_cli.pipeline.assign import assign, plan
     from artemis_routing_cli.pipeline.inputs import read_keys
     from artemis_routing_cli.pipeline.run import assignments, build_jobs
+    from artemis_routing_cli.routing.selection import select_routers
 
     rows = [("FOO1", "alice", "10.0.0.1:5000", "A.Example", "guest,admin"), ("", "", "", "", ""),
             ("$.artemis.internal.router.client.x", "b\u00e9", "[::1]:7", "b", "x"),

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.spark
 
 def test_spark_submit_runs_analyze(tmp_path: Path) -> None:
     pyspark = pytest.importorskip("pyspark")
-    from artemis_routing_cli.pipeline import spark_submit
+    from artemis_routing_cli.cli import spark_submit
     from artemis_routing_cli.pipeline.session import java_available
 
     if not java_available():

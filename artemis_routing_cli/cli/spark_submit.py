@@ -1,6 +1,7 @@
 """Entry point for ``spark-submit``: ``spark-submit [spark options] spark_submit.py [analyze options]``.
 
-Under spark-submit the submitted master and configuration are used (the session already exists).
+It is ``arouter analyze`` run as a script: under spark-submit the submitted master and configuration
+are used (the session already exists).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import sys
 
 
 def main() -> None:
-    from artemis_routing_cli.cli.app import main as arouter_main  # absolute: run as a script
+    from artemis_routing_cli.cli.entry import main as arouter_main  # absolute: run as a script
 
     sys.argv = ["arouter", "analyze", *sys.argv[1:]]
     arouter_main()
