@@ -914,7 +914,7 @@ class Program:
                 if fn(st, i):
                     st.first = i
                     return True
-                if supp and _is_high(s[i]) and i + 1 < len(s) and _is_low(s[i + 1]):
+                if supp and i + 1 < len(s) and _is_high(s[i]) and _is_low(s[i + 1]):
                     i += 2
                 else:
                     i += 1

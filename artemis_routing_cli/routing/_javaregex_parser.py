@@ -340,6 +340,10 @@ class Parser:
         # Pattern.hasSupplementary: a supplementary or surrogate code point in the pattern text, or
         # (as the parse goes) from an escape in a literal run.
         self.has_supp = any(c >= 0x10000 or 0xD800 <= c <= 0xDFFF for c in temp)
+        # How many non-BMP predicates (not a BmpCharPredicate in Java: properties, negations,
+        # case-insensitive ranges, SingleU, surrogate or supplementary singles) were built so far:
+        # Pattern.newCharProperty sets hasSupplementary for one of them.
+        self.nonbmp = 0
         self.engine_only = False
 
     # --- cursor primitives (Pattern.peek/read/next/skip/...) ------------------------------------------
@@ -466,6 +470,7 @@ class Parser:
     def sequence(self) -> Node:
         nodes: list[Node] = []
         while True:
+            nonbmp_before = self.nonbmp
             ch = self.peek()
             if ch == 0x28:  # '('
                 group = self.group0()
@@ -508,16 +513,16 @@ class Parser:
                 break
             else:
                 node = self.atom()
+            if node.kind == "set" and self.nonbmp > nonbmp_before:
+                self.has_supp = True  # Pattern.newCharProperty of a predicate that is not a BmpCharPredicate
             nodes.append(self.closure(node))
         return _seq(nodes)
 
     # --- nodes --------------------------------------------------------------------------------------------
     def set_node(self, chars: CharSet) -> Node:
-        # Java reads one UTF-16 unit for a BmpCharProperty (single characters, and classes of them);
-        # that differs from reading a code point only for a set holding a few lone surrogates.
-        surrogates = chars.intersect(_SURROGATES)
-        bmp = not surrogates.is_empty() and chars.ranges[-1][1] <= 0xFFFF and _size(surrogates) <= 64
-        return Node(chars.to_regex(), _study_add(1), kind="set", atomic=True, ast=m.Prop(chars, bmp))
+        # Java reads one UTF-16 unit for a BmpCharProperty and a code point for a CharProperty; as a
+        # BmpCharPredicate never holds a surrogate (a surrogate single is SingleS), both read the same.
+        return Node(chars.to_regex(), _study_add(1), kind="set", atomic=True, ast=m.Prop(chars))
 
     def class_node(self, chars: CharSet) -> Node:
         """A class or \\p{..} in a sequence: under an embedded (?c) Java's NFCCharProperty."""
@@ -677,8 +682,6 @@ class Parser:
                 got = self.escape(inclass=False, create=not chars, isrange=False)
                 if isinstance(got, int):
                     chars.append(got)
-                    if got >= 0x10000 or 0xD800 <= got <= 0xDFFF:
-                        self.has_supp = True
                     ch = self.peek()
                     continue
                 if not chars:
@@ -696,6 +699,8 @@ class Parser:
         if ci and not uc and any(_is_letter(c) and c >= 0x80 for c in chars):
             self.note("(?i) is ASCII-only in Java: non-ASCII letters only match case-insensitively with (?iu)")
         if len(chars) == 1:
+            if self._single_is_nonbmp(chars[0]):
+                self.nonbmp += 1
             return self.set_node(cs.single(chars[0], ci, uc))
         if not chars:
             return Node("", kind="slice")
@@ -783,6 +788,8 @@ class Parser:
                       "in Python's re")
             return self._set_escape(cs.VERT_WS, inclass)
         if c in shorthand and ch != 0:
+            if c in "DSWHV" or (ucc and c in "dsw"):
+                self.nonbmp += 1
             if c in "dswDSW" and not ucc:
                 self.note(f"\\{c} is ASCII-only in Java unless (?U) is on")
             if c in "hH":
@@ -988,6 +995,8 @@ class Parser:
                         prev = bits
                     elif has_bits:
                         prev = prev.union(bits)
+                    if is_neg:
+                        self.nonbmp += 1
                     return prev.negate() if is_neg else prev
             got = self.range(bits)
             if isinstance(got, tuple):
@@ -998,12 +1007,23 @@ class Parser:
                 prev = got if prev is None else prev.union(got)
             ch = self.peek()
 
+    def _single_is_nonbmp(self, ch: int) -> bool:
+        """Pattern.single(ch) is no BmpCharPredicate: SingleS (supplementary or surrogate) or SingleU."""
+        if ch >= 0x10000 or 0xD800 <= ch <= 0xDFFF:
+            return True
+        if self.has(CASE_INSENSITIVE) and self.has(UNICODE_CASE):
+            upper = cs.to_upper(ch)
+            return upper != cs.to_lower(upper)
+        return False
+
     def _bits_or_single(self, bits: CharSet, ch: int) -> CharSet | tuple[CharSet]:
         ci = self.has(CASE_INSENSITIVE)
         uc = self.has(UNICODE_CASE)
         one = cs.class_char(ch, ci, uc)
         if ch < 256 and not (ci and uc and ch in cs._NOT_BITS):
             return (bits.union(one),)
+        if self._single_is_nonbmp(ch):
+            self.nonbmp += 1
         return one
 
     def range(self, bits: CharSet) -> CharSet | tuple[CharSet]:
@@ -1035,6 +1055,8 @@ class Parser:
                     self.next()
                 if m < ch:
                     raise self.error("Illegal character range")
+                if self.has(CASE_INSENSITIVE) or not (m < 0xD800 or (ch > 0xDFFF and m <= 0xFFFF)):
+                    self.nonbmp += 1  # CIRange / CIRangeU, or a Range reaching surrogates or beyond the BMP
                 return cs.class_range(ch, m, self.has(CASE_INSENSITIVE), self.has(UNICODE_CASE))
         return self._bits_or_single(bits, ch)
 
@@ -1090,6 +1112,12 @@ class Parser:
                 raise self.error(f"Unknown character property name {{{name}}}")
         self.note("Unicode properties follow the JVM's Unicode data (Java 17: Unicode 13); newer characters "
                   "can differ between Java versions and other engines")
+        bmp = not self.has(UNICODE_CHARACTER_CLASS) and "=" not in name and (
+            name in cs.POSIX_ASCII_NAMES or name == "ASCII")
+        if complement:
+            self.has_supp = True  # Pattern.family sets it for every \P{..}
+        if complement or not bmp:
+            self.nonbmp += 1
         return found.negate() if complement else found
 
     # --- groups --------------------------------------------------------------------------------------------
@@ -1229,13 +1257,6 @@ class Parser:
         while ch in table:
             self.flags &= ~table[ch]
             ch = self.next()
-
-
-_SURROGATES = CharSet([(0xD800, 0xDFFF)])
-
-
-def _size(chars: CharSet) -> int:
-    return sum(hi - lo + 1 for lo, hi in chars.ranges)
 
 
 def _is_letter(cp: int) -> bool:
