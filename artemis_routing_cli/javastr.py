@@ -34,6 +34,28 @@ def java_trim(text: str) -> str:
     return text.strip(JAVA_TRIMMED)
 
 
+# Character.isWhitespace: the Unicode space separators (Zs, Zl, Zp) except the no-break ones
+# (U+00A0, U+2007, U+202F), plus U+0009-U+000D and U+001C-U+001F. U+0085 is not one (a control).
+_JAVA_NON_BREAKING = frozenset("\u00a0\u2007\u202f")
+
+
+def java_is_whitespace(ch: str) -> bool:
+    """``Character.isWhitespace`` for one code point."""
+    cp = ord(ch)
+    if 0x09 <= cp <= 0x0D or 0x1C <= cp <= 0x1F:
+        return True
+    return ch not in _JAVA_NON_BREAKING and unicodedata.category(ch) in ("Zs", "Zl", "Zp")
+
+
+def java_is_blank(text: str) -> bool:
+    """``String.isBlank()``: empty or ``Character.isWhitespace`` on every code point.
+
+    Unlike Python's ``str.isspace``/``strip``, a no-break space (U+00A0, U+2007, U+202F) and
+    U+0085 (NEL) are not blank; a lone surrogate is not whitespace either.
+    """
+    return all(map(java_is_whitespace, text))
+
+
 def java_split(text: str, sep: str = ",") -> list[str]:
     """Java ``String.split`` with a one-character literal separator: trailing empties dropped."""
     parts = text.split(sep)

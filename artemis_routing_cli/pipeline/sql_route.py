@@ -30,6 +30,7 @@ import string
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..javastr import java_is_blank
 from ..routing.batch import vectorisable
 from ..routing.javaregex import JavaRegexError, compile_java
 from ..routing.keys import INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, RECORD_COLUMNS
@@ -56,7 +57,7 @@ def uncovered(router: Router, columns: Sequence[str]) -> str | None:
         return f"{router.key_type} keys are resolved in Python"
     if "key" not in columns and "source_ip" in columns:
         return "source_ip values are parsed in Python"
-    if router.key_filter is not None and router.key_filter.strip():
+    if router.key_filter is not None and not java_is_blank(router.key_filter):
         try:
             if compile_java(router.key_filter).bmp_text_only:
                 return "its key-filter cannot be answered for every text"
@@ -156,7 +157,7 @@ class SqlRouting:
     def key(self, router: Router) -> str:
         from pyspark.sql import functions as F
 
-        pattern = router.key_filter if router.key_filter is not None and router.key_filter.strip() else None
+        pattern = router.key_filter if router.key_filter is not None and not java_is_blank(router.key_filter) else None
         source = self._internal_source(router)
 
         def make() -> Column:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from artemis_routing_cli.routing import _javaregex_charset as cs
+from artemis_routing_cli.routing import _javaregex_match as m
 from artemis_routing_cli.routing._javaregex_charset import CharSet
 
 # Pattern flag bits, as in java.util.regex.Pattern.
@@ -115,6 +116,13 @@ def _greedy_max(info: Info, k: Cont) -> None:
     k(info)
 
 
+def _study_nfc(info: Info, k: Cont) -> None:
+    """NFCCharProperty.study: one more to the minimum, nothing to the maximum, not deterministic."""
+    info.minlen = _i32(info.minlen + 1)
+    info.det = False
+    k(info)
+
+
 def _study_grapheme(info: Info, k: Cont) -> None:
     info.minlen = _i32(info.minlen + 1)
     info.det = False
@@ -205,6 +213,7 @@ class Node:
     study: Study = _study_zero
     kind: str = "other"
     atomic: bool = False  # can take a quantifier without (?:...) around it
+    ast: m.Node = field(default_factory=m.Empty)  # the same construct for the matcher of _javaregex_match
 
 @dataclass
 class Result:
@@ -213,7 +222,9 @@ class Result:
     group_count: int = 0
     needs_ascii: bool = False
     uses_grapheme: bool = False
-    utf16_lookbehind: bool = False
+    #: the translation is not exact even on BMP texts: always run the matcher (``program``)
+    engine_only: bool = False
+    program: m.Program | None = None
 
 
 def _is_ascii_space(ch: int) -> bool:
@@ -292,7 +303,8 @@ def _code_points(pattern: str) -> list[int]:
 def _seq(nodes: list[Node]) -> Node:
     if len(nodes) == 1:
         return nodes[0]
-    return Node("".join(n.text for n in nodes), _study_seq([n.study for n in nodes]))
+    return Node("".join(n.text for n in nodes), _study_seq([n.study for n in nodes]),
+                ast=m.Seq([n.ast for n in nodes]))
 
 
 def _check(study: Study) -> Info:
@@ -325,8 +337,14 @@ class Parser:
         self.ci_unicode_ref: int | None = None
         self.uses_grapheme = False
         self.pending: TranslationError | None = None
-        self.lookbehind_nonbmp: list[bool] = []  # per open look-behind: can its body match a non-BMP char
-        self.utf16_lookbehind = False
+        # Pattern.hasSupplementary: a supplementary or surrogate code point in the pattern text, or
+        # (as the parse goes) from an escape in a literal run.
+        self.has_supp = any(c >= 0x10000 or 0xD800 <= c <= 0xDFFF for c in temp)
+        # How many non-BMP predicates (not a BmpCharPredicate in Java: properties, negations,
+        # case-insensitive ranges, SingleU, surrogate or supplementary singles) were built so far:
+        # Pattern.newCharProperty sets hasSupplementary for one of them.
+        self.nonbmp = 0
+        self.engine_only = False
 
     # --- cursor primitives (Pattern.peek/read/next/skip/...) ------------------------------------------
     def has(self, flag: int) -> bool:
@@ -409,9 +427,8 @@ class Parser:
         return TranslationError(construct, index, why)
 
     def defer(self, construct: str, index: int, why: str) -> None:
-        """Remember the first untranslatable construct; Java's own syntax errors still win."""
-        if self.pending is None:
-            self.pending = TranslationError(construct, index, why)
+        """A construct the ``regex`` translation cannot express: the matcher runs this pattern."""
+        self.engine_only = True
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -420,7 +437,7 @@ class Parser:
     # --- top level --------------------------------------------------------------------------------------
     def parse(self) -> Result:
         if self.length == 0:
-            return Result(python="", group_count=0)
+            return Result(python="", group_count=0, program=m.Program(m.Empty(), 0, False, 0))
         node = self.expr()
         if self.length != self.cursor:
             if self.peek() == 0x29:
@@ -434,13 +451,11 @@ class Parser:
             text = text.replace(placeholder, f"(?:\\{number})" if number <= total else _NEVER)
             if number > total:
                 self.note(f"back-reference \\{number} names a group that does not exist, so it never matches")
-        if self.needs_ascii and self.uses_grapheme:
-            raise self.untranslatable(
-                "\\X with a case-insensitive back-reference", 0,
-                "\\X together with a case-insensitive back-reference has no exact Python equivalent",
-            )
+        minlen = _check(node.study).minlen
+        program = m.Program(node.ast, total, self.has_supp, minlen)
         return Result(python=text, notes=self.notes, group_count=total, needs_ascii=self.needs_ascii,
-                      uses_grapheme=self.uses_grapheme, utf16_lookbehind=self.utf16_lookbehind)
+                      uses_grapheme=self.uses_grapheme, engine_only=self.engine_only or self.uses_grapheme,
+                      program=program)
 
     def expr(self) -> Node:
         branches = [self.sequence()]
@@ -449,11 +464,13 @@ class Parser:
             branches.append(self.sequence())
         if len(branches) == 1:
             return branches[0]
-        return Node("|".join(b.text for b in branches), _study_branch([b.study for b in branches]))
+        return Node("|".join(b.text for b in branches), _study_branch([b.study for b in branches]),
+                    ast=m.Branch([b.ast for b in branches]))
 
     def sequence(self) -> Node:
         nodes: list[Node] = []
         while True:
+            nonbmp_before = self.nonbmp
             ch = self.peek()
             if ch == 0x28:  # '('
                 group = self.group0()
@@ -461,11 +478,11 @@ class Parser:
                     nodes.append(group)
                 continue
             if ch == 0x5B:  # '['
-                node = self.set_node(self.clazz(True))
+                node = self.class_node(self.clazz(True))
             elif ch == _BACKSLASH:
                 ch = self.next_escaped()
                 if ch in (0x70, 0x50):  # p P
-                    node = self.set_node(self.property_escape(ch))
+                    node = self.class_node(self.property_escape(ch))
                 else:
                     self.unread()
                     node = self.atom()
@@ -496,33 +513,46 @@ class Parser:
                 break
             else:
                 node = self.atom()
+            if node.kind == "set" and self.nonbmp > nonbmp_before:
+                self.has_supp = True  # Pattern.newCharProperty of a predicate that is not a BmpCharPredicate
             nodes.append(self.closure(node))
         return _seq(nodes)
 
     # --- nodes --------------------------------------------------------------------------------------------
     def set_node(self, chars: CharSet) -> Node:
-        if chars.ranges and chars.ranges[-1][1] > 0xFFFF:
-            self.lookbehind_nonbmp = [True] * len(self.lookbehind_nonbmp)
-        return Node(chars.to_regex(), _study_add(1), kind="set", atomic=True)
+        # Java reads one UTF-16 unit for a BmpCharProperty and a code point for a CharProperty; as a
+        # BmpCharPredicate never holds a surrogate (a surrogate single is SingleS), both read the same.
+        return Node(chars.to_regex(), _study_add(1), kind="set", atomic=True, ast=m.Prop(chars))
+
+    def class_node(self, chars: CharSet) -> Node:
+        """A class or \\p{..} in a sequence: under an embedded (?c) Java's NFCCharProperty."""
+        if not self.has(CANON_EQ):
+            return self.set_node(chars)
+        self.engine_only = True
+        self.note("(?c) makes a class or \\p{..} match a grapheme cluster that composes (NFC) to one of its "
+                  "characters; literals and '.' stay as written")
+        return Node(chars.to_regex(), _study_nfc, kind="nfc", ast=m.NfcProp(chars))
 
     def caret(self) -> Node:
         if not self.has(MULTILINE):
-            return Node("\\A")
+            return Node("\\A", ast=m.Anchor("begin"))
+        ast = m.Anchor("caret", unix=self.has(UNIX_LINES))
         if self.has(UNIX_LINES):
-            return Node("(?:(?!\\Z)(?:\\A|(?<=\\n)))")
+            return Node("(?:(?!\\Z)(?:\\A|(?<=\\n)))", ast=ast)
         term = CharSet.of(*cs.LINE_TERMINATORS).to_regex()
         # Java's Caret: never at the end of input, and not between \r and \n.
-        return Node(f"(?:(?!\\Z)(?:\\A|(?<={term}))(?!(?<=\\r)\\n))")
+        return Node(f"(?:(?!\\Z)(?:\\A|(?<={term}))(?!(?<=\\r)\\n))", ast=ast)
 
     def dollar(self, multiline: bool) -> Node:
+        ast = m.Anchor("dollar", multiline=multiline, unix=self.has(UNIX_LINES))
         if self.has(UNIX_LINES):
-            return Node("(?=\\n|\\Z)" if multiline else "(?=\\n?\\Z)")
+            return Node("(?=\\n|\\Z)" if multiline else "(?=\\n?\\Z)", ast=ast)
         term = CharSet.of(*cs.LINE_TERMINATORS).to_regex()
         if multiline:
-            return Node(f"(?:(?={term}|\\Z)(?!(?<=\\r)\\n))")
+            return Node(f"(?:(?={term}|\\Z)(?!(?<=\\r)\\n))", ast=ast)
         self.note("'$' (and \\Z) also match before a final line terminator (\\n, \\r\\n, \\r, \\u0085, "
                   "\\u2028, \\u2029); use \\z for the very end")
-        return Node(f"(?:(?=(?:\\r\\n|{term})?\\Z)(?!(?<=\\r)\\n))")
+        return Node(f"(?:(?=(?:\\r\\n|{term})?\\Z)(?!(?<=\\r)\\n))", ast=ast)
 
     def bound(self, boundary: bool) -> Node:
         ucc = self.has(UNICODE_CHARACTER_CLASS)
@@ -535,9 +565,10 @@ class Parser:
         if not ucc:
             self.note("\\b on Java 17 counts every Unicode letter and digit as a word character (unlike "
                       "\\w, which is ASCII-only); Java 19+ makes \\b ASCII-only like \\w")
+        ast = m.Bound(boundary, cs.bound_word_set(ucc))
         if boundary:
-            return Node(f"(?:{left}(?!{right})|(?!{left}){right})")
-        return Node(f"(?:{left}{right}|(?!{left})(?!{right}))")
+            return Node(f"(?:{left}(?!{right})|(?!{left}){right})", ast=ast)
+        return Node(f"(?:{left}{right}|(?!{left})(?!{right}))", ast=ast)
 
     def closure(self, node: Node) -> Node:
         ch = self.peek()
@@ -605,20 +636,27 @@ class Parser:
         if node.kind == "linebreak":
             body = f"(?>{node.text})"  # Java's Curly/Ques never backtrack into \R
         text = body + q + mode
+        java_mode = {"": "", "?": "?", "+": "+"}[mode]
         # Which node Java builds decides how its look-behind length check sees it.
         if cmin == 0 and cmax == 1:
             if node.kind == "group" and mode != "+":
-                return Node(text, _study_branch([node.study, _study_zero]))
-            return Node(text, _study_ques(node.study))
+                alts = [node.ast, m.Empty()] if mode == "" else [m.Empty(), node.ast]
+                return Node(text, _study_branch([node.study, _study_zero]), ast=m.Branch(alts))
+            return Node(text, _study_ques(node.study), ast=m.Ques(node.ast, java_mode))
         if cmax == MAX_REPS and mode == "" and node.kind == "set":
-            return Node(text, _study_greedy_char(cmin))
+            assert isinstance(node.ast, m.Prop)
+            return Node(text, _study_greedy_char(cmin), ast=m.Greedy(node.ast, cmin))
         if node.kind == "group" and mode != "+":
+            assert isinstance(node.ast, m.Group)
             if not _check(node.study).det:
-                return Node(text, _study_loop)  # Java's Loop: length unknown
+                # Java's Loop: length unknown
+                return Node(text, _study_loop, ast=m.Loop(node.ast, cmin, cmax, lazy=mode == "?"))
             # Java's GroupCurly never backtracks into one iteration of a fixed-length body
             # (which matters only for \R, whose length varies although Java deems it fixed).
             text = f"(?>{node.text}){q}{mode}"
-        return Node(text, _study_curly(node.study, cmin, cmax))
+            return Node(text, _study_curly(node.study, cmin, cmax),
+                        ast=m.GroupCurly(node.ast, cmin, cmax, java_mode))
+        return Node(text, _study_curly(node.study, cmin, cmax), ast=m.Curly(node.ast, cmin, cmax, java_mode))
 
     def atom(self) -> Node:
         chars: list[int] = []
@@ -661,11 +699,14 @@ class Parser:
         if ci and not uc and any(_is_letter(c) and c >= 0x80 for c in chars):
             self.note("(?i) is ASCII-only in Java: non-ASCII letters only match case-insensitively with (?iu)")
         if len(chars) == 1:
+            if self._single_is_nonbmp(chars[0]):
+                self.nonbmp += 1
             return self.set_node(cs.single(chars[0], ci, uc))
         if not chars:
             return Node("", kind="slice")
-        parts = [cs.slice_char(c, ci, uc).to_regex() for c in chars]
-        return Node("".join(parts), _study_add(len(chars)), kind="slice")
+        sets = [cs.slice_char(c, ci, uc) for c in chars]
+        parts = [one.to_regex() for one in sets]
+        return Node("".join(parts), _study_add(len(chars)), kind="slice", ast=m.Slice(sets, self.has_supp))
 
     # --- escapes -----------------------------------------------------------------------------------------
     def property_escape(self, letter: int) -> CharSet:
@@ -693,38 +734,38 @@ class Parser:
             if inclass:
                 raise self.error("Illegal/unsupported escape sequence")
             if c == "A":
-                return Node("\\A")
+                return Node("\\A", ast=m.Anchor("begin"))
             if c == "G":
                 self.note("\\G is the end of the previous match; for the broker's single find() it is the "
                           "start of input")
-                return Node("\\A")
+                return Node("\\A", ast=m.Anchor("begin"))
             if c == "Z":
                 return self.dollar(False)
             if c == "z":
                 self.note("\\z is Java's absolute end of input; Python's re spells it \\Z (Java's \\Z is "
                           "different)")
-                return Node("\\Z")
+                return Node("\\Z", ast=m.Anchor("end"))
             if c == "B":
                 return self.bound(False)
             if c == "R":
                 self.note("\\R (any line break, \\r\\n as one) is not supported by Python's re nor "
                           "JavaScript")
-                return Node("(?:\\r\\n|[\\n\\x0b\\x0c\\r\\x85\\u2028\\u2029])", _study_add(2, 1), kind="linebreak")
-            if self.lookbehind_depth:
-                self.defer("\\X", start, "\\X inside a look-behind has no exact Python equivalent")
+                return Node("(?:\\r\\n|[\\n\\x0b\\x0c\\r\\x85\\u2028\\u2029])", _study_add(2, 1), kind="linebreak",
+                            ast=m.LineBreak())
             self.uses_grapheme = True
-            self.note("\\X (grapheme cluster) follows the Unicode version of each engine; results can differ "
-                      "for newer emoji sequences")
-            return Node("\\X", _study_grapheme)
+            self.note("\\X (grapheme cluster) follows Java 17's own cluster rules (an older Unicode text "
+                      "segmentation: an Indic conjunct is two clusters there); other engines and Java versions differ")
+            return Node("\\X", _study_grapheme, ast=m.Grapheme())
         if c == "b" and ch != 0:
             if inclass:
                 raise self.error("Illegal/unsupported escape sequence")
             if create and self.peek() == 0x7B:
                 if self.skip() == 0x67:  # g
                     if self.read() == 0x7D:
-                        self.defer("\\b{g}", start, "the grapheme cluster boundary \\b{g} has no exact Python "
-                                   "equivalent")
-                        return Node("")
+                        self.engine_only = True
+                        self.note("\\b{g} (grapheme cluster boundary) is Java 17's: it looks for the next "
+                                  "boundary from where the last atom ended, which other engines do not")
+                        return Node("", ast=m.GraphemeBound())
                     raise self.error("Illegal/unsupported escape sequence")
                 self.unread()
                 self.unread()
@@ -747,6 +788,8 @@ class Parser:
                       "in Python's re")
             return self._set_escape(cs.VERT_WS, inclass)
         if c in shorthand and ch != 0:
+            if c in "DSWHV" or (ucc and c in "dsw"):
+                self.nonbmp += 1
             if c in "dswDSW" and not ucc:
                 self.note(f"\\{c} is ASCII-only in Java unless (?U) is on")
             if c in "hH":
@@ -884,9 +927,10 @@ class Parser:
             self.note("case-insensitive back-references compare ASCII letters only in Java unless (?u)")
         placeholder = f"\x00{len(self.refs)}\x00"
         self.refs.append((placeholder, number, start))
+        ast = m.BackRef(number, self.has(CASE_INSENSITIVE), self.has(UNICODE_CASE))
         if self.has(CASE_INSENSITIVE):
             placeholder = f"(?i:{placeholder})"
-        return Node(placeholder, _study_backref)
+        return Node(placeholder, _study_backref, ast=ast)
 
     # --- character classes ---------------------------------------------------------------------------------
     def clazz(self, consume: bool) -> CharSet:
@@ -951,6 +995,8 @@ class Parser:
                         prev = bits
                     elif has_bits:
                         prev = prev.union(bits)
+                    if is_neg:
+                        self.nonbmp += 1
                     return prev.negate() if is_neg else prev
             got = self.range(bits)
             if isinstance(got, tuple):
@@ -961,12 +1007,23 @@ class Parser:
                 prev = got if prev is None else prev.union(got)
             ch = self.peek()
 
+    def _single_is_nonbmp(self, ch: int) -> bool:
+        """Pattern.single(ch) is no BmpCharPredicate: SingleS (supplementary or surrogate) or SingleU."""
+        if ch >= 0x10000 or 0xD800 <= ch <= 0xDFFF:
+            return True
+        if self.has(CASE_INSENSITIVE) and self.has(UNICODE_CASE):
+            upper = cs.to_upper(ch)
+            return upper != cs.to_lower(upper)
+        return False
+
     def _bits_or_single(self, bits: CharSet, ch: int) -> CharSet | tuple[CharSet]:
         ci = self.has(CASE_INSENSITIVE)
         uc = self.has(UNICODE_CASE)
         one = cs.class_char(ch, ci, uc)
         if ch < 256 and not (ci and uc and ch in cs._NOT_BITS):
             return (bits.union(one),)
+        if self._single_is_nonbmp(ch):
+            self.nonbmp += 1
         return one
 
     def range(self, bits: CharSet) -> CharSet | tuple[CharSet]:
@@ -998,6 +1055,8 @@ class Parser:
                     self.next()
                 if m < ch:
                     raise self.error("Illegal character range")
+                if self.has(CASE_INSENSITIVE) or not (m < 0xD800 or (ch > 0xDFFF and m <= 0xFFFF)):
+                    self.nonbmp += 1  # CIRange / CIRangeU, or a Range reaching surrogates or beyond the BMP
                 return cs.class_range(ch, m, self.has(CASE_INSENSITIVE), self.has(UNICODE_CASE))
         return self._bits_or_single(bits, ch)
 
@@ -1053,6 +1112,12 @@ class Parser:
                 raise self.error(f"Unknown character property name {{{name}}}")
         self.note("Unicode properties follow the JVM's Unicode data (Java 17: Unicode 13); newer characters "
                   "can differ between Java versions and other engines")
+        bmp = not self.has(UNICODE_CHARACTER_CLASS) and "=" not in name and (
+            name in cs.POSIX_ASCII_NAMES or name == "ASCII")
+        if complement:
+            self.has_supp = True  # Pattern.family sets it for every \P{..}
+        if complement or not bmp:
+            self.nonbmp += 1
         return found.negate() if complement else found
 
     # --- groups --------------------------------------------------------------------------------------------
@@ -1078,16 +1143,17 @@ class Parser:
             ch = self.skip()
             if ch == 0x3A:  # (?:
                 body = self.expr()
-                node = Node(f"(?:{body.text})", body.study, kind="group")
+                node = Node(f"(?:{body.text})", body.study, kind="group", ast=m.Group(body.ast, 0))
             elif ch in (0x3D, 0x21):  # (?= (?!
                 body = self.expr()
                 op = "=" if ch == 0x3D else "!"
-                node = Node(f"(?{op}{body.text})", kind="solo")
+                node = Node(f"(?{op}{body.text})", kind="solo", ast=m.Look(body.ast, negative=ch == 0x21))
             elif ch == 0x3E:  # (?>
                 self.note("atomic groups (?>...) are not supported by Python's re before 3.11 nor by "
                           "JavaScript")
                 body = self.expr()
-                node = Node(f"(?>{body.text})", _study_independent(body.study), kind="solo")
+                node = Node(f"(?>{body.text})", _study_independent(body.study), kind="solo",
+                            ast=m.Ques(m.Group(body.ast, 0), "atomic"))
             elif ch == 0x3C:  # (?<
                 ch = self.read()
                 if ch not in (0x3D, 0x21):
@@ -1112,7 +1178,7 @@ class Parser:
                 if ch != 0x3A:
                     raise self.error("Unknown inline modifier")
                 body = self.expr()
-                node = Node(f"(?:{body.text})", body.study, kind="group")
+                node = Node(f"(?:{body.text})", body.study, kind="group", ast=m.Group(body.ast, 0))
         else:
             group_number = self.group_count
             self.group_count += 1
@@ -1124,35 +1190,33 @@ class Parser:
     def lookbehind(self, positive: bool, start: int) -> Node:
         body_start = self.cursor
         self.lookbehind_depth += 1
-        self.lookbehind_nonbmp.append(False)
         try:
             body = self.expr()
         finally:
             self.lookbehind_depth -= 1
-            nonbmp = self.lookbehind_nonbmp.pop()
         info = _check(body.study)
         if not info.valid:
             raise self.error("Look-behind group does not have an obvious maximum length")
         op = "=" if positive else "!"
-        node = Node(f"(?<{op}{body.text})", kind="solo")
         # Java bounds the look-behind by its computed maximum length (an int that can wrap), and
-        # without supplementary characters in the pattern it steps back in UTF-16 units.
+        # without supplementary characters in the rest of the pattern (Pattern.findSupplementary from
+        # the body to the end) it steps back in UTF-16 units (Behind), else in code points (BehindS).
         supplementary = any(c >= 0x10000 or 0xD800 <= c <= 0xDFFF for c in self.temp[body_start:self.length])
         rmax, rmin = info.maxlen, info.minlen
+        ast = m.Behind(m.Group(body.ast, 0), rmin, rmax, negative=not positive, supp=supplementary)
+        node = Node(f"(?<{op}{body.text})", kind="solo", ast=ast)
         if rmax < 0:
             if supplementary:
                 self.defer("(?<" + op + "...)", start, "this look-behind's maximum length overflows in Java, "
                            "which then searches a window Python cannot reproduce")
             elif rmax >= -(1 << 30):
                 # Java's window is empty: the body is never tried.
-                node = Node("(?!)" if positive else "", kind="solo")
+                node = Node("(?!)" if positive else "", kind="solo", ast=ast)
                 self.note("a look-behind whose maximum length overflows (two unbounded repeats) is never "
                           "satisfied in Java 17")
             elif rmax + (1 << 31) > rmin:
                 self.defer("(?<" + op + "...)", start, "this look-behind's maximum length overflows in Java, "
                            "which then searches a window Python cannot reproduce")
-        elif not supplementary and nonbmp:
-            self.utf16_lookbehind = True
         return node
 
     def _capture(self, number: int) -> Node:
@@ -1161,7 +1225,7 @@ class Parser:
             body = self.expr()
         finally:
             self.open_groups.pop()
-        return Node(f"({body.text})", body.study, kind="group")
+        return Node(f"({body.text})", body.study, kind="group", ast=m.Group(body.ast, number))
 
     def _accept_close(self) -> None:
         ch = self.temp[self.cursor]
@@ -1179,11 +1243,7 @@ class Parser:
         ch = self.peek()
         while True:
             if ch in table:
-                if ch == 0x63:
-                    self.defer("(?c)", start, "CANON_EQ ((?c), canonical equivalence) has no exact Python "
-                               "equivalent")
-                else:
-                    self.flags |= table[ch]
+                self.flags |= table[ch]
             elif ch == 0x2D:  # -
                 self.next()
                 self.sub_flags(table)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
+from ..javastr import java_is_blank
 from .fnv import FNV_INIT, FNV_PRIME
 from .keys import (
     INTERNAL_CLIENT_ID_PREFIX,
@@ -249,7 +250,7 @@ def _resolve(router: Router, keys: BatchInput, management: bool) -> tuple[list[s
 
 def _filtered(key_filter: str | None, keys: list[str]) -> list[str]:
     """Each key after the key-filter (a new list), computing the filter once per distinct key."""
-    if key_filter is None or not key_filter.strip():
+    if key_filter is None or java_is_blank(key_filter):
         return list(keys)
     pattern = key_filter_pattern(key_filter)
     memo = {k: apply_key_filter(pattern, k).key for k in set(keys)}

@@ -14,9 +14,15 @@ translates the Java pattern into one for the ``regex`` package with Java's meani
   scopes them; ``\\Q..\\E``, nested classes, ``&&``, possessive and atomic forms are supported;
 - ``\\b`` is Java 17's (Unicode letters and digits, non-spacing marks after a base character).
 
-A construct that cannot be reproduced exactly raises :class:`JavaRegexError` naming it and its
-index; so does any pattern Java itself rejects, with Java's PatternSyntaxException description
-and index.
+That translation is exact on texts of BMP characters. Java walks a String in UTF-16 units, so a
+text with a supplementary character (an emoji) or a lone surrogate, and the constructs the
+translation cannot express (``\\X``, ``\\b{g}``, classes under ``(?c)``, some look-behinds and
+back-references), run on :mod:`_javaregex_match`, a matcher with java.util.regex's own node
+semantics over UTF-16 units. The answers are Java 17's (OpenJDK 17: Unicode 13, its grapheme rules).
+
+A pattern Java rejects raises :class:`JavaRegexError` with Java's PatternSyntaxException
+description and index; a text on which the matcher would need more than its step budget (Java
+would backtrack for as long) raises it too, naming the pattern.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from artemis_routing_cli.errors import ArouterError
+from artemis_routing_cli.routing._javaregex_match import JavaThrows, Program, TooComplex, to_text, units
 from artemis_routing_cli.routing._javaregex_parser import Parser, SyntaxProblem, TranslationError
 
 if TYPE_CHECKING:
@@ -58,12 +65,9 @@ class JavaRegexError(ArouterError):
         self.pattern = pattern
 
 
-def _join_surrogates(text: str) -> str:
-    """A Java string's surrogate pairs are one code point; make a Python str agree."""
-    for ch in text:
-        if 0xD800 <= ord(ch) <= 0xDFFF:
-            return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-    return text
+def _bmp_text(text: str) -> bool:
+    """Whether every char of ``text`` is one UTF-16 unit that is not a surrogate (the fast path's texts)."""
+    return text.isascii() or all(ord(ch) < 0xD800 or 0xE000 <= ord(ch) <= 0xFFFF for ch in text)
 
 
 @dataclass(frozen=True)
@@ -78,9 +82,9 @@ class JavaPattern:
     python: str
     flags: int = 0
     notes: tuple[str, ...] = ()
-    #: Java 17 steps such a pattern's look-behind in UTF-16 units: texts with non-BMP characters
-    #: (emoji) are refused rather than answered differently.
-    bmp_text_only: bool = False
+    #: the ``regex`` translation is not exact even on BMP texts: every text runs on ``program``
+    engine_only: bool = False
+    program: Program | None = field(default=None, repr=False, compare=False)
     _compiled: regex.Pattern[str] | None = field(default=None, repr=False, compare=False)
 
     def _regex(self) -> regex.Pattern[str]:
@@ -90,24 +94,50 @@ class JavaPattern:
 
         return regex.compile(self.python, self.flags)
 
-    def _text(self, text: str) -> str:
-        text = _join_surrogates(text)
-        if self.bmp_text_only and any(ord(ch) > 0xFFFF for ch in text):
+    def fast(self, text: str) -> bool:
+        """Whether the ``regex`` translation answers for ``text`` (else the UTF-16 matcher does)."""
+        return not self.engine_only and _bmp_text(text)
+
+    def _engine(self, run: str, text: str) -> tuple[int, int] | bool | None:
+        assert self.program is not None
+        try:
+            if run == "find":
+                return self.program.find(units(text))
+            return self.program.matches(units(text))
+        except JavaThrows as exc:
+            raise JavaRegexError(f"Java regex {self.source!r} throws on {text!r} in java.util.regex ({exc})",
+                                 construct="matcher", pattern=self.source) from None
+        except TooComplex:
             raise JavaRegexError(
-                f"Java regex {self.source!r} has a look-behind that Java 17 evaluates in UTF-16 units; its "
-                "answer for a text with characters beyond U+FFFF (such as emoji) cannot be reproduced",
-                construct="look-behind", index=None, pattern=self.source,
-            )
-        return text
+                f"Java regex {self.source!r} backtracks too much on a text of {len(text)} characters "
+                "(arouter gives up where Java would keep going)",
+                construct="backtracking", pattern=self.source, hint="simplify nested repetitions") from None
 
     def find(self, text: str) -> str | None:
-        """``Matcher.find()`` from the start: group 0 of the first match, or None."""
-        m = self._regex().search(self._text(text))
-        return None if m is None else m.group(0)
+        """``Matcher.find()`` from the start: group 0 of the first match, or None.
+
+        Java's group 0 is ``text.substring(start, end)`` in UTF-16 units, so it can start or end
+        inside a surrogate pair (the half is then a lone surrogate in the Python str).
+        """
+        if self.fast(text):
+            m = self._regex().search(text)
+            return None if m is None else m.group(0)
+        span = self._engine("find", text)
+        if span is None:
+            return None
+        assert isinstance(span, tuple)
+        start, end = span
+        if end < start:
+            raise JavaRegexError(f"Java regex {self.source!r} throws on {text!r} in java.util.regex "
+                                 "(StringIndexOutOfBoundsException in group())", construct="matcher",
+                                 pattern=self.source)
+        return to_text(units(text)[start:end])
 
     def matches(self, text: str) -> bool:
         """``Matcher.matches()``: does the whole text match."""
-        return self._regex().fullmatch(self._text(text)) is not None
+        if self.fast(text):
+            return self._regex().fullmatch(text) is not None
+        return bool(self._engine("matches", text))
 
 
 @functools.lru_cache(maxsize=512)
@@ -151,6 +181,9 @@ def compile_java(pattern: str) -> JavaPattern:
 
     result = _parse(pattern)
     flags = regex.V0 | (regex.ASCII if result.needs_ascii else 0)
+    if result.engine_only:  # the translation is not used (nor always valid for the regex package)
+        return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
+                           engine_only=True, program=result.program)
     try:
         compiled = regex.compile(result.python, flags)
     except (regex.error, RecursionError, OverflowError) as exc:  # pragma: no cover - a translator bug
@@ -161,7 +194,7 @@ def compile_java(pattern: str) -> JavaPattern:
             pattern=pattern,
         ) from None
     return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
-                       bmp_text_only=result.utf16_lookbehind, _compiled=compiled)
+                       engine_only=result.engine_only, program=result.program, _compiled=compiled)
 
 
 def portability_notes(pattern: str) -> list[str]:

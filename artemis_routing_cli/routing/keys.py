@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..javastr import java_is_blank
 from .javaregex import JavaPattern, compile_java
 
 NULL_KEY = "NULL"
@@ -154,8 +155,8 @@ def source_ip_key(remote_address: str) -> str:
 
 
 def key_filter_pattern(key_filter: str | None) -> JavaPattern | None:
-    """A blank key-filter is no filter (KeyResolver.setKeyFilter)."""
-    if key_filter is None or not key_filter.strip():
+    """A blank key-filter is no filter (KeyResolver.setKeyFilter: ``String.isBlank()``)."""
+    if key_filter is None or java_is_blank(key_filter):
         return None
     return compile_java(key_filter)
 

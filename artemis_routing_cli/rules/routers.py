@@ -17,6 +17,7 @@ from lxml import etree
 from ..config.model import Cache, ConnectionRouter, Pool
 from ..config.parse import ChildFields
 from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..javastr import java_is_blank
 from ._util import child_elements, local, router_elements
 from .base import Context
 
@@ -216,7 +217,10 @@ def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[D
             continue
         field = router.fields.get(name)
         pos = field.pos if field else router.pos
-        if not value:  # the broker's own blank test, on text it trimmed with String.trim (a NBSP stays)
+        # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
+        # String.isBlank() (U+2003 is blank there, a NBSP or U+0085 is not); the local-target-filter
+        # is compiled whatever it is.
+        if not value or (name == "key-filter" and java_is_blank(value)):
             if name == "key-filter":
                 yield ctx.report("AR316", pos, "<key-filter> is blank: the broker uses no key filter",
                                  section=section)

@@ -78,3 +78,32 @@ def test_hashmap_order_of_transport_keys() -> None:
     iterated on OpenJDK 17: router, scheme, port, host, protocols."""
     assert java_hashmap_order(["scheme", "host", "port", "router", "protocols"]) == [
         "router", "scheme", "port", "host", "protocols"]
+
+
+_IS_BLANK = """
+public final class IsBlank {
+    public static void main(String[] args) {
+        StringBuilder out = new StringBuilder();
+        for (int cp = 0; cp <= 0xFFFF; cp++) {
+            if (String.valueOf((char) cp).isBlank()) {
+                out.append(cp).append('\\n');
+            }
+        }
+        out.append(String.valueOf(Character.toChars(0x1D7CE)).isBlank()).append('\\n');
+        System.out.print(out);
+    }
+}
+"""
+
+
+def test_java_is_blank_on_the_jdk(tmp_path) -> None:
+    """String.isBlank is Character.isWhitespace: U+00A0 and U+0085 are not blank, U+2003 and U+001C are."""
+    from artemis_routing_cli.javastr import java_is_blank
+    from tests.javarun import run_java
+
+    lines = run_java(tmp_path, _IS_BLANK).split()
+    blank = {int(x) for x in lines[:-1]}
+    assert {cp for cp in range(0x10000) if 0xD800 > cp or cp > 0xDFFF if java_is_blank(chr(cp))} == blank
+    assert lines[-1] == "false" and not java_is_blank("\U0001D7CE")
+    assert java_is_blank("") and java_is_blank(" \u2003\t")
+    assert not java_is_blank("\u00a0") and not java_is_blank("\x85")

@@ -216,3 +216,12 @@ def test_large_batch_mixed_unicode_equals_scalar() -> None:
     keys = ["".join(rng.choice(pool, size=int(n))) for n in rng.integers(0, 20, size=3000)]
     shape = {"ltf": "^0.*", "local_enabled": True, "targets": 5, "key_filter": "[^Z]+"}
     assert rows(route_batch(make_router(**shape), keys)) == scalar(make_router(**shape), keys)
+
+
+def test_a_no_break_space_key_filter_is_a_filter_in_the_batch_too() -> None:
+    """String.isBlank(): U+00A0 and U+0085 are real filters (find a NBSP), U+2003 is no filter."""
+    keys = ["a\u00a0b", "ab", "\x85"]
+    nbsp = route_batch(make_router(key_filter="\u00a0"), keys)
+    assert list(nbsp.key) == ["\u00a0", "NULL", "NULL"]
+    assert list(route_batch(make_router(key_filter="\x85"), keys).key) == ["NULL", "NULL", "\x85"]
+    assert list(route_batch(make_router(key_filter="\u2003"), keys).key) == keys

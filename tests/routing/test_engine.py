@@ -107,6 +107,14 @@ def test_key_filter_uses_find_and_the_matched_text() -> None:
     assert resolve_key("USER_NAME", "   ", Connection(username="bob")).key == "bob"  # blank filter: none
 
 
+def test_a_key_filter_is_blank_as_java_s_string_isblank() -> None:
+    """KeyResolver.setKeyFilter drops a String.isBlank() filter: U+2003 is blank, a NBSP or U+0085 is a filter."""
+    assert resolve_key("USER_NAME", "\u2003", Connection(username="bob")).key == "bob"
+    assert resolve_key("USER_NAME", "\u00a0", Connection(username="bob")).key == "NULL"
+    assert resolve_key("USER_NAME", "\u00a0", Connection(username="a\u00a0b")).key == "\u00a0"
+    assert resolve_key("USER_NAME", "\x85", Connection(username="bob")).key == "NULL"
+
+
 def test_role_name_first_role_where_filter_finds() -> None:
     conn = Connection(roles=("guest", "admin-eu", "admin-us"))
     assert resolve_key("ROLE_NAME", None, conn).key == "guest"

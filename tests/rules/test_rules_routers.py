@@ -93,3 +93,11 @@ def test_a_no_break_space_filter_is_not_blank(tmp_path) -> None:
     """The broker trims with String.trim, which keeps U+00A0: the filter is the one-character pattern."""
     diags = lint_fragment(tmp_path, router("<local-target-filter>\u00a0</local-target-filter>"))
     assert only(diags, "AR315") == []
+
+
+def test_a_key_filter_of_unicode_spaces_is_blank_as_string_isblank(tmp_path) -> None:
+    """String.trim keeps U+2003 and U+00A0; KeyResolver's isBlank drops the first (AR316), not the second."""
+    em = lint_fragment(tmp_path, router("<key-filter>\u2003</key-filter>"))
+    assert len(only(em, "AR316")) == 1
+    nbsp = lint_fragment(tmp_path, router("<key-filter>\u00a0\x85</key-filter>"))
+    assert only(nbsp, "AR316") == []

@@ -202,3 +202,19 @@ def test_management_answers_never_show_connector_passwords(serve):
     assert params["sslEnabled"] == "true" and params["host"] == "10.0.0.4"
     for body in (composite, as_json):
         assert b"s3cret" not in body and b"k3y" not in body
+
+
+@on_both_loops
+def test_blank_filters_set_through_management_are_the_broker_s(running):
+    """setTargetKeyFilter drops a String.isBlank() text (U+2003), keeps a NBSP; setLocalTargetFilter
+    drops a text String.trim() empties, and keeps U+2003 (a one-character pattern)."""
+    port = running.management_port
+
+    def set_and_read(operation: str, value: str) -> dict:
+        post(port, {"type": "exec", "mbean": MBEAN, "operation": operation, "arguments": [value]})
+        return post(port, {"type": "read", "mbean": MBEAN})["value"]
+
+    assert set_and_read("setTargetKeyFilter", "\u2003")["TargetKeyFilter"] is None
+    assert set_and_read("setTargetKeyFilter", "\u00a0")["TargetKeyFilter"] == "\u00a0"
+    assert set_and_read("setLocalTargetFilter", "\u2003")["LocalTargetFilter"] == "\u2003"
+    assert set_and_read("setLocalTargetFilter", " \t")["LocalTargetFilter"] is None
