@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import find_config
 
 
 def register(app: typer.Typer) -> None:
@@ -40,6 +40,9 @@ def analyze_command(
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
+                                        help="Go on when the broker would not start with this broker.xml "
+                                             "(validate's refusing findings become warnings)."),
     master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
                                          "under spark-submit, the submitted one)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
@@ -58,16 +61,15 @@ def analyze_command(
         raise UsageError(f"--report {report!r}: the report is HTML, name it FILE.html")
     import json
 
-    from ..config import LoadOptions, load
     from ..pipeline.session import parse_conf, start_session
     from ..pipeline.whatif import parse_scenarios
     from ..routing.targets import state_from_options
-    from .common import say, stderr_console, stdout_console, warn
+    from .common import load_routable, say, stderr_console, stdout_console, warn
     from .simulate_one import select_routers
 
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
-    cfg = load(find_config(config), LoadOptions(parse_properties(define)))
+    cfg = load_routable(find_config(config), define, ignore_invalid, "analyze")
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)
     err = stderr_console()

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import find_config, load_routable
 
 DEFAULT_PASSWORD_ENV = "AROUTER_MANAGEMENT_PASSWORD"
 
@@ -23,6 +23,9 @@ def serve_command(
                                          "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
+                                        help="Go on when the broker would not start with this broker.xml "
+                                             "(validate's refusing findings become warnings)."),
     router: Optional[list[str]] = typer.Option(None, "--router", "-r", metavar="NAME",
                                                help="Only acceptors of this router; with --listen, the router of "
                                                     "each --listen in order (repeat)."),
@@ -81,7 +84,6 @@ def serve_command(
                                                     "asyncio or uvloop."),
 ) -> None:
     """Listen like a broker's redirecting acceptors and send each client where the router says."""
-    from ..config import LoadOptions, load
     from ..routing.targets import state_from_options
     from ..serve.log import FORMATS, BackgroundWriter, ServeLog
     from ..serve.loops import choose_loop
@@ -118,7 +120,7 @@ def serve_command(
             raise UsageError(f"--management-user: set the password in the environment variable "
                              f"{management_password_env} (it is never taken on the command line)")
     path = find_config(config)
-    cfg = load(path, LoadOptions(parse_properties(define)))
+    cfg = load_routable(path, define, ignore_invalid, "serve")
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     options = ServeOptions(
         listen=listen or [], routers=router or [], bind_host=bind_host, local_target=local_target, state=state,
