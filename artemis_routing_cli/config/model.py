@@ -399,6 +399,9 @@ class BrokerConfig:
     cluster_password: str | None = field(default=None, repr=False)
     cluster_password_pos: Pos | None = None
     mask_password: bool | None = None
+    password_codec: str = DEFAULT_PASSWORD_CODEC  # <password-codec>
+    # the default codec's Blowfish key (masked.codec_key), or why arouter cannot judge the codec
+    codec_key: bytes | str = field(default=b"clusterpassword", repr=False)
     properties: tuple[PropertyUse, ...] = ()
     included_files: tuple[str, ...] = ()
     problems: tuple[ValueProblem, ...] = ()  # values that stop the broker (FileConfigurationParser)
