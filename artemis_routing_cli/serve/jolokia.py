@@ -26,7 +26,7 @@ import json
 import time
 from typing import Any
 
-from ..javastr import java_hashmap_order
+from ..javastr import java_hashmap_order, java_is_blank, java_trim
 from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..routing.javaregex import JavaRegexError, compile_java
 from ..routing.router import OK, RouteResult
@@ -162,16 +162,22 @@ class RouterControl:
         router = service.router
         if attribute == "LocalTargetFilter":
             return router.local_target_filter.source if router.local_target_filter is not None else None
-        if attribute == "TargetKeyFilter":
-            return router.key_filter if router.key_filter is not None and router.key_filter.strip() else None
+        if attribute == "TargetKeyFilter":  # KeyResolver holds no pattern for a blank filter (isBlank)
+            return router.key_filter if router.key_filter is not None and not java_is_blank(router.key_filter) else None
         raise JolokiaError(404, "javax.management.AttributeNotFoundException", f"No such attribute: {attribute}")
 
     def _write(self, service: RouterService, attribute: str, value: object) -> None:
         router = service.router
         text = None if value is None else str(value)
-        blank = text is None or not text.strip()
         if attribute not in ATTRIBUTES:
             raise JolokiaError(404, "javax.management.AttributeNotFoundException", f"No such attribute: {attribute}")
+        # ConnectionRouter.setLocalTargetFilter drops a filter whose trim() is empty; KeyResolver.setKeyFilter
+        # one that isBlank(). Anything else goes to Pattern.compile: a pattern that does not compile throws
+        # PatternSyntaxException to the caller and the router keeps its filter.
+        if attribute == "LocalTargetFilter":
+            blank = text is None or not java_trim(text)
+        else:
+            blank = text is None or java_is_blank(text)
         pattern = None
         if not blank:
             try:
