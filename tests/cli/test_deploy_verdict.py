@@ -99,7 +99,9 @@ def test_simulate_refuses_what_the_broker_refuses(tmp_path: Path, case: str) -> 
     path = write(tmp_path, fragment)
     found = refusals(path)
     assert rule in {d.rule for d in found}
-    for args in (["-k", "CLIENT_ID=FOO1"], ["--management", "-k", "FOO1"]):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("FOO1\nBAR2\n", encoding="utf-8")
+    for args in (["-k", "CLIENT_ID=FOO1"], ["--management", "-k", "FOO1"], ["--keys-file", str(keys)]):
         result = simulate(path, *args)
         assert isinstance(result.exception, BrokerRefusesError), (case, result.output)
         err = result.exception
