@@ -18,6 +18,15 @@ class Severity(str, Enum):
 
 CATEGORIES = ("schema", "reference", "semantics", "security", "style")
 
+# What the broker does with the thing a finding is about: its verdict (docs/fidelity.md, "The
+# deploy verdict"). Every finding carries one; ``arouter.verdict`` turns them into the broker's
+# answer for a whole config, which simulate, serve and analyze obey.
+REFUSES = "refuses-to-start"  # the broker stops at start-up: no router of this config is deployed
+SKIPS = "logs-and-skips"  # the broker starts, logs a line and leaves the named thing out
+DEPLOYS = "deploys"  # the broker starts and uses the config as written; the finding is advice
+BROKER_VERDICTS = (REFUSES, SKIPS, DEPLOYS)
+VERDICT_TEXT = {REFUSES: "broker: refuses to start", SKIPS: "broker: logs and skips", DEPLOYS: "broker: deploys"}
+
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
@@ -32,6 +41,7 @@ class Diagnostic:
     column: int
     section: str | None = None
     hint: str | None = None
+    broker: str = DEPLOYS  # REFUSES, SKIPS or DEPLOYS
 
     def __post_init__(self) -> None:
         # One finding, one line: text quoted from the file (an element's content, a filter)
@@ -66,3 +76,4 @@ class RuleMeta:
     doc: str = ""
     fail: str = ""  # a <core> fragment on which the rule fires (documented and tested)
     ok: str = ""  # the same fragment, fixed: the rule stays quiet
+    broker: str = DEPLOYS  # the broker's verdict on this rule's findings unless a finding says otherwise

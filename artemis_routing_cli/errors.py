@@ -53,5 +53,11 @@ class UsageError(ArouterError):
     """A command-line value is malformed or names something that does not exist."""
 
 
+class BrokerRefusesError(ArouterError):
+    """The broker would not start with this config, so no router of it is routed (exit code 1)."""
+
+    exit_code = 1
+
+
 class ProtocolError(Exception):
     """A peer broke a wire protocol; the serving shell closes that connection only."""

@@ -7,12 +7,13 @@ apply inline suppressions and the project's settings. Printing and exit codes li
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .config import LoadOptions, load_document
+from .config import LoadOptions, RawDocument, load_document
 from .config.gcpause import gc_paused
+from .config.model import BrokerConfig
 from .config.parse import build_config
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import REFUSES, Diagnostic, Severity
 from .errors import ArouterError
 from .rules import all_rules, resolve_rule, run_rules
 from .rules.base import Context
@@ -32,6 +33,9 @@ class FileReport:
     path: str
     diagnostics: list[Diagnostic]
     fatal: ArouterError | None = None
+    # every finding as the rules made it, before inline suppressions and the user's settings (which
+    # hide a finding from the report but do not change what the broker does): the deploy verdict's input
+    raw: list[Diagnostic] = field(default_factory=list)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)
@@ -64,14 +68,21 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
     except ArouterError as err:
         meta = metas["AR001"]
         diag = Diagnostic("AR001", meta.severity, meta.category, err.message, err.file or path,
-                          err.line or 1, err.column or 1, None, err.hint)
-        return FileReport(path if path != "-" else "<stdin>", [diag], err)
+                          err.line or 1, err.column or 1, None, err.hint, broker=REFUSES)
+        return FileReport(path if path != "-" else "<stdin>", [diag], err, [diag])
+    return lint_loaded(doc, config, settings)
 
+
+def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings | None = None) -> FileReport:
+    """The findings on a document already loaded (and its config built): what lint_path reports."""
+    settings = settings or LintSettings()
+    metas = all_rules()
     diags: list[Diagnostic] = []
     from .config.schema import check_schema
 
     diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of))
     diags.extend(run_rules(config))
+    raw = ordered(diags)
 
     sups = find_suppressions(doc.root, doc.locator.locate, _normalise)
     diags = apply_suppressions(diags, sups, _normalise)
@@ -89,9 +100,9 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
             continue
         override = settings.severities.get(d.rule)
         if override is not None and override != d.severity:
-            d = Diagnostic(d.rule, override, d.category, d.message, d.file, d.line, d.column, d.section, d.hint)
+            d = replace(d, severity=override)
         out.append(d)
-    return FileReport(doc.path, ordered(out))
+    return FileReport(doc.path, ordered(out), raw=raw)
 
 
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:

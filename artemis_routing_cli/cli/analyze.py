@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import find_config
 
 
 def register(app: typer.Typer) -> None:
@@ -51,6 +51,9 @@ def analyze_command(
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
+                                        help="Go on when the broker would not start with this broker.xml "
+                                             "(validate's refusing findings become warnings)."),
     master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
                                          "under spark-submit, the submitted one)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
@@ -74,14 +77,13 @@ def analyze_command(
         raise UsageError(f"--report {report!r}: the report is HTML, name it FILE.html")
     import json
 
-    from ..config import LoadOptions, load
     from ..pipeline.preflight import RouterInput, check_routers, inspect, parse_key_columns
     from ..pipeline.run import check_output_options
     from ..pipeline.session import LOG_LEVELS, check_master, parse_conf, worker_python
     from ..pipeline.whatif import parse_scenarios
     from ..routing.selection import select_routers
     from ..routing.targets import state_from_options
-    from .common import say, stderr_console, stdout_console, warn
+    from .common import load_routable, say, stderr_console, stdout_console, warn
 
     check_output_options(output_format, mode)
     if spark_log_level.upper() not in LOG_LEVELS:
@@ -90,7 +92,7 @@ def analyze_command(
     spark_conf = parse_conf(conf or [])
     mapping = parse_key_columns(key_column or [])
     cfg_path = find_config(config)
-    cfg = load(cfg_path, LoadOptions(parse_properties(define)))
+    cfg = load_routable(cfg_path, define, ignore_invalid, "analyze")
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)
     err = stderr_console()

@@ -12,6 +12,8 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..config.model import BrokerConfig
+
 SAMPLE_NAME = "sample-broker.xml"
 
 
@@ -103,3 +105,20 @@ def parse_properties(items: list[str] | None) -> dict[str, str]:
 
 def read_stdin_bytes() -> bytes:
     return sys.stdin.buffer.read()
+
+
+def load_routable(path: str, define: list[str] | None, ignore_invalid: bool, command: str) -> BrokerConfig:
+    """broker.xml for a command that routes (simulate, serve, analyze), judged as the broker would
+    judge it (arouter.verdict): a config the broker would not start with ends the command with
+    validate's finding and exit code 1, unless ``--ignore-invalid`` (then each finding is a
+    warning on stderr and the command goes on)."""
+    from ..config import LoadOptions
+    from ..verdict import finding_text, load_checked, refusal_error
+
+    checked = load_checked(path, LoadOptions(parse_properties(define)), going_on=ignore_invalid)
+    refusals = checked.verdict.refusals
+    if refusals and not ignore_invalid:
+        raise refusal_error(checked.verdict, command)
+    for d in refusals:
+        note(f"arouter: warning: {finding_text(d)}; {command} goes on (--ignore-invalid)")
+    return checked.config

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import find_config, load_routable
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig
@@ -27,6 +27,9 @@ def serve_command(
                                          "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
+                                        help="Go on when the broker would not start with this broker.xml "
+                                             "(validate's refusing findings become warnings)."),
     router: Optional[list[str]] = typer.Option(None, "--router", "-r", metavar="NAME",
                                                help="Only acceptors of this router; with --listen, the router of "
                                                     "each --listen in order (repeat)."),
@@ -85,7 +88,6 @@ def serve_command(
                                                     "asyncio or uvloop."),
 ) -> None:
     """Listen like a broker's redirecting acceptors and send each client where the router says."""
-    from ..config import LoadOptions, load
     from ..routing.targets import state_from_options
     from ..serve.log import FORMATS, BackgroundWriter, ServeLog
     from ..serve.loops import choose_loop
@@ -122,7 +124,7 @@ def serve_command(
             raise UsageError(f"--management-user: set the password in the environment variable "
                              f"{management_password_env} (it is never taken on the command line)")
     path = find_config(config)
-    cfg = load(path, LoadOptions(parse_properties(define)))
+    cfg = load_routable(path, define, ignore_invalid, "serve")
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     check_serve_inputs(cfg, state, router or [], monitor)
     options = ServeOptions(

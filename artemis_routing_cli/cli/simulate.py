@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import find_config, load_routable
 
 
 def register(app: typer.Typer) -> None:
@@ -41,6 +41,9 @@ def simulate_command(
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="text or json; jsonl or csv for --keys-file."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
+                                        help="Go on when the broker would not start with this broker.xml "
+                                             "(validate's refusing findings become warnings)."),
     address: Optional[str] = typer.Option(None, "--address", "-a",
                                           help="Message flow: send a message to this address."),
     prop: Optional[list[str]] = typer.Option(None, "--property", "-p", metavar="NAME=VALUE",
@@ -53,10 +56,8 @@ def simulate_command(
                                           help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
 ) -> None:
     """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
-    from ..config import LoadOptions, load
-
     path = find_config(config)
-    cfg = load(path, LoadOptions(parse_properties(define)))
+    cfg = load_routable(path, define, ignore_invalid, "simulate")
     if address is not None:
         from .simulate_flow import run_flow
 

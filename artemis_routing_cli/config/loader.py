@@ -27,6 +27,7 @@ from lxml import etree
 
 from ..errors import ConfigError
 from .gcpause import gc_paused
+from .masked import KEY_ENV, KEY_PROPERTY
 from .positions import Locator, Pos
 from .substitution import Lookup, Replacement, substitute
 
@@ -88,6 +89,9 @@ class RawDocument:
     has_cdata: bool = False  # a CDATA section somewhere (then text nodes need a closer look)
     encoding: SourceEncoding = field(default_factory=SourceEncoding)
     relative_includes: list[RelativeInclude] = field(default_factory=list)
+    # the masked-password codec key from the -D properties / environment (masked.KEY_PROPERTY, KEY_ENV)
+    codec_key_property: str | None = None
+    codec_key_env: str | None = None
 
 
 def read_source(path: str, stdin_bytes: bytes | None = None) -> tuple[str, bytes, Path]:
@@ -202,7 +206,7 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
         _substitute_nodes(root, lookup, locator, replacements)
     core = _find_core(root, display)
     return RawDocument(display, root, core, locator, replacements, included, has_cdata[0], source_encoding(data),
-                       relative)
+                       relative, lookup.properties.get(KEY_PROPERTY), lookup.environ.get(KEY_ENV))
 
 
 def _find_core(root: etree._Element, display: str) -> etree._Element:

@@ -399,12 +399,18 @@ class BrokerConfig:
     cluster_password: str | None = field(default=None, repr=False)
     cluster_password_pos: Pos | None = None
     mask_password: bool | None = None
+    password_codec: str = DEFAULT_PASSWORD_CODEC  # <password-codec>
+    # the default codec's Blowfish key (masked.codec_key), or why arouter cannot judge the codec
+    codec_key: bytes | str = field(default=b"clusterpassword", repr=False)
     properties: tuple[PropertyUse, ...] = ()
     included_files: tuple[str, ...] = ()
     problems: tuple[ValueProblem, ...] = ()  # values that stop the broker (FileConfigurationParser)
     has_cdata: bool = False  # CDATA sections in the document (first child nodes need a closer look)
     encoding: Any = None  # loader.SourceEncoding of the main file
     relative_includes: tuple[Any, ...] = ()  # loader.RelativeInclude, top-level relative hrefs
+    # What the broker's verdict says about each router beyond "deploys" (set by arouter.verdict):
+    # the things it logs and skips, or why it would not start when the user goes on anyway.
+    deploy_notes: Mapping[str, tuple[str, ...]] = _empty()
     # The lxml <core> element and the locator, for schema checks and raw-element rules.
     core: Any = field(default=None, repr=False, compare=False, hash=False)
     locator: Any = field(default=None, repr=False, compare=False, hash=False)

@@ -19,6 +19,7 @@ from ..javastr import java_equals_ignore_case, java_trim
 from . import values
 from .gcpause import gc_paused
 from .loader import RawDocument
+from .masked import KEY_ENV, KEY_PROPERTY, codec_key
 from .model import (
     DEFAULT_CHECK_PERIOD,
     DEFAULT_PASSWORD_CODEC,
@@ -155,6 +156,9 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         cluster_password=cluster_password.text if cluster_password else None,
         cluster_password_pos=cluster_password.pos if cluster_password else None,
         mask_password=mask_password,
+        password_codec=codec,
+        codec_key=codec_key(codec, {KEY_PROPERTY: doc.codec_key_property} if doc.codec_key_property is not None
+                            else {}, {KEY_ENV: doc.codec_key_env} if doc.codec_key_env is not None else {}),
         properties=tuple(
             PropertyUse(r.token, r.name, r.default, r.source, r.value, file, line, col)
             for file, line, col, r in doc.replacements

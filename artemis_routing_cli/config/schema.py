@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from .gcpause import gc_paused
 from .positions import Locator, Pos
 from .schema_ids import CORE_NS, JUDGED_SECTIONS, duplicate_sections, id_problems
@@ -43,6 +43,7 @@ SCHEMA_RULES: list[RuleMeta] = [
         name="unexpected-element",
         severity=Severity.ERROR,
         category=CATEGORY,
+        broker=REFUSES,
         summary="An element (or text) the broker's schema does not allow at that place or in that order.",
         doc="""\
 Catches a child element the broker's schema does not know in its parent (usually a typo),
@@ -86,6 +87,7 @@ Inside `<pool>` the settings come first, in this order: `username`, `password`,
         name="missing-element",
         severity=Severity.ERROR,
         category=CATEGORY,
+        broker=REFUSES,
         summary="A child element the broker's schema requires is missing.",
         doc="""\
 Catches a required child that is not there: a divert without `<address>` or
@@ -118,6 +120,7 @@ without a source of targets, an empty `<static-connectors>`, `<acceptors>` or
         name="invalid-value",
         severity=Severity.ERROR,
         category=CATEGORY,
+        broker=REFUSES,
         summary="A value is not of the type the broker's schema wants (number, boolean, enumeration, name).",
         doc="""\
 Catches values the broker's schema rejects: a word where a number goes (`<check-period>`,
@@ -150,6 +153,7 @@ sensitive), and names with spaces or a leading digit where the broker wants an X
         name="bad-attribute",
         severity=Severity.ERROR,
         category=CATEGORY,
+        broker=REFUSES,
         summary="A required attribute is missing, or an attribute is not allowed on that element.",
         doc="""\
 Catches a missing `name` on a connection router, policy, divert, cluster connection or group,
@@ -181,6 +185,7 @@ element does not take (often a typo, or `allow-direct-connections-only` on a rou
         name="duplicate",
         severity=Severity.ERROR,
         category=CATEGORY,
+        broker=REFUSES,
         summary="Something that may appear once appears twice: a child, a section, or a unique name.",
         doc="""\
 Catches a second copy of a child that may appear only once (a divert's `<address>`, a
@@ -223,6 +228,7 @@ federations and router key transformers share one pool of names.
         name="unknown-discovery-group",
         severity=Severity.ERROR,
         category=CATEGORY,
+        broker=REFUSES,
         summary="A discovery-group-name names nothing in <core>, so the broker's schema rejects the file.",
         doc="""\
 The broker's schema types `discovery-group-name` as a reference that must match a name
@@ -418,7 +424,8 @@ def _diagnostic(
     if section is None:
         section = _section_of(element)
     return Diagnostic(rule=rule, severity=meta.severity, category=meta.category, message=message,
-                      file=pos.file, line=pos.line, column=pos.column, section=section, hint=hint)
+                      file=pos.file, line=pos.line, column=pos.column, section=section, hint=hint,
+                      broker=meta.broker)
 
 
 def _section_of(element: etree._Element) -> str | None:

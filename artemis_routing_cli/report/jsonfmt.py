@@ -20,6 +20,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, object]:
         "file": d.file,
         "section": d.section,
         "hint": d.hint,
+        "broker": d.broker,
     }
 
 

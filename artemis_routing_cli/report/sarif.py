@@ -40,7 +40,7 @@ def render(reports: Sequence[FileReport], *, docs_url: str = DOCS) -> str:
             "helpUri": f"{docs_url}#{meta.id.lower()}",
             "help": {"text": meta.doc or meta.summary},
             "defaultConfiguration": {"level": _LEVEL[meta.severity]},
-            "properties": {"category": meta.category},
+            "properties": {"category": meta.category, "broker": meta.broker},
         })
     results = []
     for r in reports:
@@ -56,6 +56,7 @@ def render(reports: Sequence[FileReport], *, docs_url: str = DOCS) -> str:
                         "region": {"startLine": d.line, "startColumn": d.column},
                     }
                 }],
+                "properties": {"broker": d.broker},
             })
     doc = {
         "$schema": SCHEMA,

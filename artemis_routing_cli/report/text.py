@@ -1,4 +1,5 @@
-"""``--format text``: one line per finding (``file:line:col: severity RULE message``), then a summary.
+"""``--format text``: one line per finding (``file:line:col: severity RULE message (name) [broker: verdict]``),
+then a summary.
 
 Colour on a terminal (through rich); the same text, written as it is, when piped or saved. Text
 from the file (names, paths, messages quoting values) is never read as rich markup or emoji codes:
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from ..diagnostics import Severity
+from ..diagnostics import DEPLOYS, REFUSES, SKIPS, VERDICT_TEXT, Severity
 from ..linting import FileReport
 from ..rules import all_rules
 
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+_VERDICT_STYLE = {REFUSES: "bold red", SKIPS: "yellow", DEPLOYS: "dim"}
 
 Piece = tuple[str, str]  # (text, rich style; "" for none)
 
@@ -33,6 +36,7 @@ def finding_lines(reports: Sequence[FileReport]) -> list[list[Piece]]:
                                  (f" {d.message}", "")]
             if name:
                 line += [(" ", ""), (f"({name})", "dim")]
+            line += [(" ", ""), (f"[{VERDICT_TEXT[d.broker]}]", _VERDICT_STYLE[d.broker])]
             lines.append(line)
             if d.hint:
                 lines.append([(f"    hint: {d.hint}", "dim")])

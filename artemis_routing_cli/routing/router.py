@@ -82,6 +82,7 @@ class Router:
     local: Target
     warnings: list[str] = field(default_factory=list)
     tracing: bool = True
+    deploy_notes: tuple[str, ...] = ()  # the broker's verdict beyond "deploys" (config.deploy_notes)
     native_transport: bool = True  # how the router's acceptors print IPv6 peers (keys.java_socket_address)
 
     @classmethod
@@ -126,6 +127,8 @@ class Router:
                     t.connection_count is None for t in pool.targets):
                 warnings.append("connection counts unknown for some targets: LEAST_CONNECTIONS counts them as "
                                 "2147483647 (--connections, --targets)")
+        deploy_notes = tuple(config.deploy_notes.get(router.name, ()))
+        warnings.extend(deploy_notes)
         native = _native_transport(config, router.name, warnings)
         local = next((t for t in pool.targets if t.local), None) if pool is not None else None
         cache = RouterCache(router.cache.timeout, clock) if router.cache is not None else None
@@ -140,13 +143,14 @@ class Router:
             cache=cache,
             local=local if local is not None else local_target(state),
             warnings=warnings,
+            deploy_notes=deploy_notes,
             native_transport=native,
         )
 
     # -- the workflow ---------------------------------------------------------------------------
     def route(self, conn: Connection) -> RouteResult:
         """ConnectionRouter.getTarget(connection, clientID, username)."""
-        trace: list[TraceStep] | None = [] if self.tracing else None
+        trace = self._start_trace()
         if conn.client_id is not None and conn.client_id.startswith(INTERNAL_CLIENT_ID_PREFIX):
             if trace is not None:
                 trace.append(TraceStep("internal", f"client id starts with {INTERNAL_CLIENT_ID_PREFIX!r}: "
@@ -160,10 +164,15 @@ class Router:
 
     def route_key(self, key: str) -> RouteResult:
         """The management operation getTarget(key): the key as given, no resolution, no filter."""
-        trace: list[TraceStep] | None = [] if self.tracing else None
+        trace = self._start_trace()
         if trace is not None:
             trace.append(TraceStep("key", f"management getTarget: the key {key!r} is used as given"))
         return self._from_key(ResolvedKey(key, key, False, "as given"), trace)
+
+    def _start_trace(self) -> list[TraceStep] | None:
+        if not self.tracing:
+            return None
+        return [TraceStep("deploy", note) for note in self.deploy_notes]
 
     def _from_key(self, resolved: ResolvedKey, trace: list[TraceStep] | None) -> RouteResult:
         key = resolved.key

@@ -14,7 +14,7 @@ from types import ModuleType
 
 from ..config.gcpause import gc_paused
 from ..config.model import BrokerConfig
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from .base import Context
 
 _NOT_FAMILIES = {"base", "docs", "suppress"}
@@ -26,6 +26,7 @@ ENGINE_RULES = [
         name="unreadable-input",
         severity=Severity.ERROR,
         category="schema",
+        broker=REFUSES,
         summary="The file cannot be read or parsed as broker.xml (malformed XML, entities, not a broker.xml).",
         doc="""\
 Malformed XML, a file that is not a broker.xml or one arouter cannot read: the broker would stop at

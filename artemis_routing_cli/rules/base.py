@@ -29,7 +29,7 @@ class Context:
         return self.config.locator.locate(el)
 
     def report(self, rule_id: str, pos: Pos | None, message: str, *, section: str | None = None,
-               severity: Severity | None = None, hint: str | None = None) -> Diagnostic:
+               severity: Severity | None = None, hint: str | None = None, broker: str | None = None) -> Diagnostic:
         meta = self.metas[rule_id]
         where = pos or self.config.pos
         return Diagnostic(
@@ -42,6 +42,7 @@ class Context:
             column=where.column,
             section=section,
             hint=hint,
+            broker=broker or meta.broker,
         )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..config.model import Divert
 from ..config.positions import Pos
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ..javastr import java_trim
 from ..messages.checks import cyclic_groups, one_cycle
 from .base import Context
@@ -86,6 +86,7 @@ break the loop; check that they do.""",
         name="divert-filter-invalid",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="A divert's `<filter string>` is not valid filter syntax; the broker refuses to start.",
         doc="""\
 The broker parses divert filters while it deploys diverts; an invalid one ("invalid filter")

@@ -26,6 +26,14 @@ before it (the reason is required), or for the whole file with `disable-file=`.
 Severities: **error**, the broker refuses to start or the configuration cannot work;
 **warning**, the broker starts but does something other than what the file seems to say;
 **info**, worth knowing.
+
+Every finding also says what the broker does (`broker` in JSON and in SARIF's `properties`,
+`[broker: ...]` at the end of a text line): **`refuses-to-start`**, the broker stops at start-up,
+so `simulate`, `serve` and `analyze` stop too (exit code 1, with this finding) unless given
+`--ignore-invalid`; **`logs-and-skips`**, the broker starts, logs it and leaves the named thing
+out; **`deploys`**, the broker starts and uses the file as written. *Broker* below is a rule's
+usual verdict; a finding whose case differs says its own. Suppressions and `--disable` hide a
+finding from the report, not from the broker: `simulate` still refuses.
 """
 
 _ENGINE_INTRO = "Problems `arouter validate` itself reports while loading a file and applying suppressions."
@@ -77,7 +85,7 @@ def _rule(meta: RuleMeta) -> str:
         "",
         meta.summary,
         "",
-        f"*Severity:* {meta.severity.value} · *Category:* {meta.category}",
+        f"*Severity:* {meta.severity.value} · *Category:* {meta.category} · *Broker:* `{meta.broker}`",
         "",
     ]
     if meta.doc.strip():

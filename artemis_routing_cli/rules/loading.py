@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..config.positions import Pos
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
 from .base import Context
 
 _UTF8_NAMES = {"utf-8", "utf8"}
@@ -43,6 +43,7 @@ absolute path, or one built from `${artemis.instance}`: `${artemis.instance}/etc
         name="file-encoding",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="broker.xml starts with a byte-order mark (the broker does not start) or declares an ignored encoding.",
         doc="""\
 The broker decodes the file itself, in the JVM's default charset, and passes text to the XML
@@ -89,4 +90,5 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                        f"{encoding.declared}")
         yield ctx.report("AR707", top,
                          f"encoding=\"{encoding.declared}\" is ignored by the broker, which decodes the file itself: "
-                         f"{effect}", severity=Severity.WARNING, hint="save as UTF-8 and declare encoding=\"UTF-8\"")
+                         f"{effect}", severity=Severity.WARNING, hint="save as UTF-8 and declare encoding=\"UTF-8\"",
+                         broker=DEPLOYS)

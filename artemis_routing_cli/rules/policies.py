@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..config.model import POLICY_NAMES, ConnectionRouter, Policy
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
 from ._util import java_parse_int
 from .base import Context
 
@@ -53,6 +53,7 @@ RULES: list[RuleMeta] = [
         name="policy-unknown",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="`<policy name>` is not one of the broker's policies.",
         doc="""\
 The broker knows exactly FIRST_ELEMENT, ROUND_ROBIN, CONSISTENT_HASH, LEAST_CONNECTIONS and
@@ -67,6 +68,7 @@ not start.""",
         name="modulo-missing",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="CONSISTENT_HASH_MODULO without a `MODULO` property, or with one that is not an integer.",
         doc="""\
 The policy's init does `Integer.parseInt(properties.get("MODULO"))`: with no `MODULO`
@@ -84,6 +86,7 @@ transformation off (warning): keys stay as they are.""",
         name="modulo-wrong-case",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="A policy property spelled `modulo` (or any case but `MODULO`); the broker reads only `MODULO`.",
         doc="""\
 The user manual says CONSISTENT_HASH_MODULO "takes a single `modulo` property"; the broker
@@ -150,6 +153,7 @@ The user manual's `consistent-hash-router` example carries two.""",
         name="threshold-not-integer",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="LEAST_CONNECTIONS `CONNECTION_COUNT_THRESHOLD` is not an integer.",
         doc="""\
 LEAST_CONNECTIONS reads `CONNECTION_COUNT_THRESHOLD` with `Integer.parseInt` (no trimming) when
@@ -227,7 +231,7 @@ def _properties(ctx: Context, policy: Policy, section: str) -> Iterator[Diagnost
             else:
                 yield ctx.report("AR303", pos,
                                  f"property '{key}' is ignored: the broker reads only 'MODULO'", section=section,
-                                 severity=Severity.WARNING)
+                                 severity=Severity.WARNING, broker=DEPLOYS)
         else:
             yield ctx.report("AR317", pos,
                              f"property '{key}' is ignored: {policy.name} reads "
@@ -261,7 +265,7 @@ def _modulo(ctx: Context, policy: Policy, section: str) -> Iterator[Diagnostic]:
     elif number <= 0:
         yield ctx.report("AR302", pos,
                          f"MODULO {number} turns the transformation off: the broker keeps every key as it is",
-                         section=section, severity=Severity.WARNING)
+                         section=section, severity=Severity.WARNING, broker=DEPLOYS)
 
 
 def _pairing(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[Diagnostic]:

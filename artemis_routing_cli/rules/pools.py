@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..config import values
 from ..config.model import ConnectionRouter, Pool
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ._util import connector_names
 from .base import Context
 
@@ -66,6 +66,7 @@ RULES: list[RuleMeta] = [
         name="number-out-of-range",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="A value the schema accepts but the broker's parser rejects (empty, out of range, not a Java number).",
         doc="""\
 The table the broker applies (FileConfigurationParser and its `Validators`):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..config.positions import Pos
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from .base import Context
 
 RULES: list[RuleMeta] = [
@@ -38,6 +38,7 @@ as the broker would get it.""",
         name="property-name-empty",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="A `${}`, `${ }` or `${:default}`: the broker looks up the empty name and does not start.",
         doc="""\
 The name is what is left before the first `:` after trimming; when nothing is left the broker

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from ..config.model import Acceptor, BrokerConfig, ClusterConnection, Pool
 from ..config.positions import Pos
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import DEPLOYS, REFUSES, SKIPS, Diagnostic, RuleMeta, Severity
 from ..javastr import java_trim
 from ._util import (
     connector_names,
@@ -39,6 +39,7 @@ RULES: list[RuleMeta] = [
         name="pool-connector-unknown",
         severity=Severity.WARNING,
         category="reference",
+        broker=SKIPS,
         summary="A pool's static `<connector-ref>` names no `<connector>`.",
         doc="""\
 The broker builds a static pool from the connectors it can find and only logs
@@ -77,6 +78,7 @@ not start (error).""",
         name="discovery-group-unknown",
         severity=Severity.ERROR,
         category="reference",
+        broker=REFUSES,
         summary="A `<discovery-group-ref>` (pool or cluster connection) names something that is not a discovery group.",
         doc="""\
 The broker's schema only checks that `discovery-group-name` matches *some* unique name in
@@ -125,6 +127,7 @@ starts (the broker does not start), and a cluster connection is logged and skipp
         name="pool-cluster-connection-unknown",
         severity=Severity.ERROR,
         category="reference",
+        broker=REFUSES,
         summary="A pool's `<cluster-connection>` names no cluster connection the broker deploys.",
         doc="""\
 A cluster pool takes its targets from the topology of the named cluster connection. The
@@ -218,6 +221,7 @@ otherwise the router does nothing.""",
         name="cluster-connector-unknown",
         severity=Severity.ERROR,
         category="reference",
+        broker=SKIPS,
         summary="A cluster connection's `<connector-ref>` or static `<connector-ref>` names no connector.",
         doc="""\
 The broker reads a cluster connection only when its own `<connector-ref>` names a defined
@@ -248,6 +252,7 @@ stops the broker.""",
         name="broadcast-connector-unknown",
         severity=Severity.ERROR,
         category="reference",
+        broker=SKIPS,
         summary="A broadcast group's `<connector-ref>` names no connector.",
         doc="""\
 The broker logs that the broadcast group has no connector and does not create the group at
@@ -371,7 +376,7 @@ def _static_pool(ctx: Context, pool: Pool, connectors: set[str], section: str,
         if value is None:
             yield ctx.report("AR201", pos, "<connector-ref> has no text: the broker reads its first child node, gets "
                              "none and fails with a NullPointerException (it does not start)", section=section,
-                             severity=Severity.ERROR)
+                             severity=Severity.ERROR, broker=REFUSES)
     named = [(value, pos) for value, pos in refs if value is not None]
     missing = [(name, pos) for name, pos in named if name not in connectors]
     if not missing:
@@ -438,7 +443,7 @@ def _discovery_refs(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
         if name in config.discovery_groups or (pos.file, pos.line) in dangling:
             continue
         yield ctx.report("AR202", pos, f"discovery-group-ref '{name}' names no <discovery-group>: {effect}",
-                         section=section)
+                         section=section, broker=REFUSES if section.startswith("connection-router") else SKIPS)
 
 
 def _acceptor_routers(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
@@ -479,7 +484,7 @@ def _cluster_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnost
             if name is None:
                 yield ctx.report("AR206", pos, "<connector-ref> has no text: the broker reads its first child node, "
                                  "gets none and fails with a NullPointerException (it does not start)",
-                                 section=section)
+                                 section=section, broker=REFUSES)
             elif name not in connectors:
                 yield ctx.report("AR206", pos,
                                  f"static connector-ref {name!r} names no connector{_ref_reason(name, connectors)}: "
@@ -521,7 +526,7 @@ def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
             yield ctx.report("AR208", first,
                              f"connection router '{router.name}' is defined again at line {router.pos.line}: the "
                              "broker uses the last definition and drops this one",
-                             section=f"connection-router {router.name}")
+                             section=f"connection-router {router.name}", broker=DEPLOYS)
         seen_routers[router.name] = router.pos
     first_connector: dict[str, tuple[Pos, str]] = {}
     for el in defined_connectors(config):
@@ -532,7 +537,7 @@ def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
             where, _ = first_connector[name]
             yield ctx.report("AR208", pos,
                              f"connector '{name}' is already defined at line {where.line}: the broker keeps the "
-                             "first and ignores this one", section=f"connector {name}")
+                             "first and ignores this one", section=f"connector {name}", broker=SKIPS)
         else:
             first_connector[name] = (pos, url)
     yield from _duplicate_acceptors(ctx, config)
@@ -552,12 +557,12 @@ def _duplicate_acceptors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnos
         if _same_transport(acceptor, earlier):
             yield ctx.report("AR208", acceptor.pos,
                              f"acceptor '{name}' is written twice (first at line {earlier.pos.line}); the broker reads "
-                             "the same transport parameters and counts it once", section=section)
+                             "the same transport parameters and counts it once", section=section, broker=DEPLOYS)
         else:
             yield ctx.report("AR208", acceptor.pos,
                              f"acceptor name '{name}' is already used at line {earlier.pos.line} with other "
                              "transport parameters: the broker fails at start-up (duplicate acceptor name)",
-                             section=section, severity=Severity.ERROR)
+                             section=section, severity=Severity.ERROR, broker=REFUSES)
 
 
 def _same_transport(a: Acceptor, b: Acceptor) -> bool:

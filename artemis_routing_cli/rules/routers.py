@@ -16,7 +16,7 @@ from lxml import etree
 
 from ..config.model import Cache, ConnectionRouter, Pool
 from ..config.parse import ChildFields
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
 from ..javastr import java_is_blank
 from ._util import child_elements, local, router_elements
 from .base import Context
@@ -85,6 +85,7 @@ not transformed. Use `<policy name="CONSISTENT_HASH_MODULO">` with a `MODULO` pr
         name="filter-regex-invalid",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="`key-filter` or `local-target-filter` is not a valid Java regex, or cannot be evaluated exactly.",
         doc="""\
 The broker compiles both filters with `java.util.regex.Pattern.compile` when it deploys the
@@ -241,7 +242,8 @@ def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[D
             else:
                 yield ctx.report("AR309", pos,
                                  f"<{name}> {err.message}; the broker accepts it, but arouter cannot evaluate it "
-                                 "exactly", section=section, severity=Severity.WARNING)
+                                 "exactly", section=section, severity=Severity.WARNING,
+                                 broker=DEPLOYS)
             continue
         # '.' and '$' differ only around line terminators, which keys practically never hold:
         # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).

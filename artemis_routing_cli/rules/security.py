@@ -1,4 +1,4 @@
-"""Security (AR401-AR403): cluster credentials left at their defaults, passwords in plain text.
+"""Security (AR401-AR404): cluster credentials left at their defaults, passwords in plain text.
 
 Brokers of a cluster authenticate each other with `cluster-user` / `cluster-password`; the
 defaults are public, so anyone who can reach an acceptor can join the cluster and read every
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..config.masked import blowfish_decodes, hex_big_integer_bytes
+from ..config.positions import Pos
+from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ._util import plaintext_password, real_cluster_connections
 from .base import Context
 
@@ -84,6 +86,27 @@ used as written.""",
         ok="<cluster-user>cluster-admin</cluster-user>\n"
            "<cluster-password>ENC(3bdfd94fe8cdf710e7fefa72f809ea90)</cluster-password>\n" + _CLUSTER,
     ),
+    RuleMeta(
+        id="AR404",
+        name="password-not-decodable",
+        severity=Severity.ERROR,
+        category="security",
+        broker=REFUSES,
+        summary="A masked password (`ENC(...)`, or any with `mask-password`) the broker's codec cannot decode.",
+        doc="""The broker decodes masked passwords while it reads broker.xml (`PasswordMaskingUtil.resolveMask`);
+when decoding throws, it does not start. The default codec, `DefaultSensitiveStringCodec`, reads
+the text inside `ENC(...)` as a hexadecimal number (`new BigInteger(text, 16)`) and decrypts it
+with Blowfish and the key `clusterpassword` (or `;key=` in `<password-codec>`, the system property
+`artemis.default.sensitive.string.codec.key`, the environment variable
+`ARTEMIS_DEFAULT_SENSITIVE_STRING_CODEC_KEY`): text that is not hexadecimal, or that does not
+decrypt to correctly padded bytes with that key (a value cut short when copied, a value masked
+with another key), stops the broker. With `<mask-password>true</mask-password>` every password is
+decoded as it is written, `ENC(` included. With `algorithm=one-way` nothing can be decoded.
+arouter checks the router pools' `<password>` and `<cluster-password>`, and never shows them.
+A codec class of your own is not judged.""",
+        fail=_ROUTER.format(password="ENC(s3cret)"),
+        ok=_ROUTER.format(password="ENC(3bdfd94fe8cdf710e7fefa72f809ea90)"),
+    ),
 ]
 
 
@@ -96,14 +119,46 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if config.cluster_password and plaintext_password(config.cluster_password, mask):
             yield ctx.report("AR403", config.cluster_password_pos or config.pos, _plain("<cluster-password>", mask),
                              section="cluster")
+    if config.cluster_password is not None:
+        yield from _undecodable(ctx, config.cluster_password, config.cluster_password_pos, "<cluster-password>",
+                                "cluster")
     for router in config.connection_routers:
         pool = router.pool
+        if pool is not None and pool.password is not None:
+            field = pool.fields.get("password")
+            yield from _undecodable(ctx, pool.password, field.pos if field else pool.pos, "pool <password>",
+                                    f"connection-router {router.name}")
         if pool is None or pool.password is None or not pool.password:
             continue
         if plaintext_password(pool.password, mask):
             field = pool.fields.get("password")
             yield ctx.report("AR402", field.pos if field else pool.pos, _plain("pool <password>", mask),
                              section=f"connection-router {router.name}")
+
+
+def _undecodable(ctx: Context, value: str, pos: Pos | None, what: str, section: str) -> Iterator[Diagnostic]:
+    """AR404: PasswordMaskingUtil.resolveMask throws on ``value`` (the value itself is never shown)."""
+    config = ctx.config
+    mask = config.mask_password
+    enc = value.startswith("ENC(") and value.endswith(")")
+    if mask is False or (mask is None and not enc):
+        return  # read as the password itself
+    masked = value[4:-1] if mask is None else value  # with mask-password true, ENC( is not unwrapped
+    shown = "its ENC(...) value" if mask is None else "its value (mask-password is true, so all of it)"
+    key = config.codec_key
+    if isinstance(key, str):
+        if key.startswith("codec "):
+            return  # a codec class of the user's own: arouter cannot judge it
+        why = key
+    elif not blowfish_decodes(masked, key):
+        hexadecimal = hex_big_integer_bytes(masked) is not None
+        why = ("it does not decrypt to correctly padded bytes with the codec's key"
+               if hexadecimal else "it is not a hexadecimal number ('Password must be encrypted.')")
+    else:
+        return
+    yield ctx.report("AR404", pos or config.pos,
+                     f"{what}: the password codec cannot decode {shown}: {why}; the broker does not start",
+                     section=section, hint="mask the password again with 'artemis mask'")
 
 
 def _cluster_defaults(ctx: Context) -> Iterator[Diagnostic]:

@@ -19,7 +19,7 @@ from ..config.nodes import descendants, first_child_value, local, text_content
 from ..config.positions import Pos
 from ..config.transport_keys import BROKER_PROTOCOLS
 from ..config.urls import URI_NO_PORT, UrlError, parse_transport_url, redact
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
 from .base import Context
 
 RULES: list[RuleMeta] = [
@@ -28,6 +28,7 @@ RULES: list[RuleMeta] = [
         name="transport-url-invalid",
         severity=Severity.ERROR,
         category="semantics",
+        broker=REFUSES,
         summary="An acceptor or connector URL the broker cannot read, or one whose host Java's URI refuses.",
         doc="""\
 Errors: an empty element (NullPointerException), a `java.net.URI` syntax error (`|`, a `%`
@@ -215,14 +216,15 @@ def _url(ctx: Context, url: TransportUrl, kind: str, name: str, pos: Pos, where:
         shown = "****@" + authority.rsplit("@", 1)[1] if "@" in authority else authority  # no user info shown
         yield ctx.report("AR702", pos, f"{kind} '{name}': java.net.URI takes no host and port from "
                          f"'{shown}' ({why}); the broker uses host 'null' and port -1, so "
-                         f"{_EFFECT[kind]}", section=where)
+                         f"{_EFFECT[kind]}", section=where, broker=DEPLOYS)
         return
     if not url.port_is_number:
         yield ctx.report("AR702", pos, f"{kind} '{name}': port={url.params.get('port')!r} is not a number; the "
-                         "broker logs it and uses port 61616", section=where, severity=Severity.WARNING)
+                         "broker logs it and uses port 61616", section=where, severity=Severity.WARNING,
+                         broker=DEPLOYS)
     elif not 0 <= url.port <= 65535 and url.port != URI_NO_PORT:
         yield ctx.report("AR702", pos, f"{kind} '{name}': port {url.port} is out of range: "
-                         f"{_EFFECT[kind]}", section=where)
+                         f"{_EFFECT[kind]}", section=where, broker=DEPLOYS)
     elif url.port == URI_NO_PORT:
         effect = "cannot listen" if kind == "acceptor" else "connects nowhere and redirects to host:-1"
         yield ctx.report("AR703", pos, f"{kind} '{name}' has no port: the broker uses port -1 (not 61616), "
@@ -230,7 +232,7 @@ def _url(ctx: Context, url: TransportUrl, kind: str, name: str, pos: Pos, where:
     if url.fragment is not None and "#" in url.raw:  # written, not made by the (u1,u2) form
         yield ctx.report("AR702", pos, f"{kind} '{name}': the URL has a '#': what follows it is not part of the "
                          "query (the broker reads it as more URLs and ignores them)", section=where,
-                         severity=Severity.WARNING, hint="write %23 for a '#' inside a value")
+                         severity=Severity.WARNING, hint="write %23 for a '#' inside a value", broker=DEPLOYS)
 
 
 def _protocols(ctx: Context, acceptor: Acceptor) -> Iterator[Diagnostic]:

@@ -174,6 +174,8 @@ class RouterControl:
             raise JolokiaError(404, "javax.management.AttributeNotFoundException", f"No such attribute: {attribute}")
         # KeyResolver.setKeyFilter drops a String.isBlank() filter; ConnectionRouter.setLocalTargetFilter
         # one whose String.trim() is empty (a NBSP is a filter for both; U+2003 only for the latter).
+        # Anything else goes to Pattern.compile: a pattern that does not compile throws
+        # PatternSyntaxException to the caller and the router keeps its filter.
         if attribute == "LocalTargetFilter":
             blank = text is None or not java_trim(text)
         else:

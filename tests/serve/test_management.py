@@ -107,6 +107,28 @@ def test_setting_the_local_target_filter_changes_live_routing(running):
 
 
 @on_both_loops
+def test_management_filters_are_blank_as_the_broker_says(running):
+    """setLocalTargetFilter drops a filter whose String.trim() is empty, setTargetKeyFilter one that
+    isBlank(); a filter that does not compile is refused and the old one stays."""
+    port = running.management_port
+
+    def call(operation: str, *args: object) -> dict:
+        return post(port, {"type": "exec", "mbean": MBEAN, "operation": operation, "arguments": list(args)})
+
+    assert call("setLocalTargetFilter", "\u2003")["status"] == 200  # trim() keeps U+2003: a real filter
+    assert call("getLocalTargetFilter")["value"] == "\u2003"
+    assert call("setLocalTargetFilter", " \t")["status"] == 200
+    assert call("getLocalTargetFilter")["value"] is None
+    assert call("setTargetKeyFilter", "\u2003")["status"] == 200  # isBlank() is true for U+2003
+    assert call("getTargetKeyFilter")["value"] is None
+    assert call("setTargetKeyFilter", "\u00a0")["status"] == 200  # a no-break space is not whitespace to Java
+    assert call("getTargetKeyFilter")["value"] == "\u00a0"
+    bad = call("setTargetKeyFilter", "[a-")
+    assert bad["status"] == 500 and "PatternSyntaxException" in bad["error_type"]
+    assert call("getTargetKeyFilter")["value"] == "\u00a0"
+
+
+@on_both_loops
 def test_metrics_count_redirects_and_healthz_answers(running):
     with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as sock:
         sock.sendall(MqttClient().connect("FOO1"))

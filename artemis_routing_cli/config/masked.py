@@ -1,0 +1,173 @@
+"""Masked passwords as the broker decodes them at start-up (PasswordMaskingUtil.resolveMask).
+
+A pool's or the cluster's ``<password>`` written ``ENC(...)`` (or any password when
+``<mask-password>true</mask-password>``) goes through the ``<password-codec>``, by default
+``DefaultSensitiveStringCodec``. Its default algorithm ("two-way") is Blowfish as
+``Cipher.getInstance("Blowfish")`` gives it (ECB, PKCS5 padding) with the key
+``"clusterpassword"`` (or ``;key=`` in ``<password-codec>``, else the system property
+``artemis.default.sensitive.string.codec.key`` when not blank, else the environment variable
+``ARTEMIS_DEFAULT_SENSITIVE_STRING_CODEC_KEY``). The masked text is read as ``new BigInteger(text,
+16).toByteArray()``, left-padded with zero bytes to a multiple of 8, then decrypted. Decoding throws,
+and the broker does not start, when the text is not a hexadecimal number or the padding is wrong.
+
+Only whether decoding succeeds is computed here; the decoded password is never returned.
+Blowfish is written out below (Schneier, 1993); its initial P-array and S-boxes are the hex
+digits of pi's fraction, computed here rather than tabled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+DEFAULT_KEY = b"clusterpassword"  # DefaultSensitiveStringCodec.BlowfishAlgorithm.internalKey
+KEY_PROPERTY = "artemis.default.sensitive.string.codec.key"
+KEY_ENV = "ARTEMIS_DEFAULT_SENSITIVE_STRING_CODEC_KEY"  # envVarNameFromSystemPropertyName(KEY_PROPERTY)
+DEFAULT_CODEC = "org.apache.activemq.artemis.utils.DefaultSensitiveStringCodec"
+_MASK32 = 0xFFFFFFFF
+_WORDS = 18 + 4 * 256
+
+
+@lru_cache(maxsize=1)
+def _pi_words() -> tuple[int, ...]:
+    """The first 1042 32-bit words of pi's fractional part (Machin: pi = 16 atan(1/5) - 4 atan(1/239))."""
+    bits = 32 * _WORDS + 64
+    one = 1 << bits
+
+    def atan_inv(x: int) -> int:
+        total, term, k, x2 = 0, one // x, 1, x * x
+        sign = 1
+        while term:
+            total += sign * (term // k)
+            term //= x2
+            k += 2
+            sign = -sign
+        return total
+
+    pi = 16 * atan_inv(5) - 4 * atan_inv(239)
+    frac = (pi - (3 << bits)) >> 64  # drop the guard bits
+    return tuple((frac >> (32 * (_WORDS - 1 - i))) & _MASK32 for i in range(_WORDS))
+
+
+class _Blowfish:
+    def __init__(self, key: bytes) -> None:
+        if not 4 <= len(key) <= 56:  # SunJCE: 32 to 448 bits
+            raise ValueError("Blowfish key must be 4 to 56 bytes")
+        words = _pi_words()
+        self.p = list(words[:18])
+        self.s = [list(words[18 + 256 * i:18 + 256 * (i + 1)]) for i in range(4)]
+        pos = 0
+        for i in range(18):
+            word = 0
+            for _ in range(4):
+                word = (word << 8) | key[pos % len(key)]
+                pos += 1
+            self.p[i] ^= word
+        left = right = 0
+        for i in range(0, 18, 2):
+            left, right = self._encrypt(left, right)
+            self.p[i], self.p[i + 1] = left, right
+        for box in self.s:
+            for i in range(0, 256, 2):
+                left, right = self._encrypt(left, right)
+                box[i], box[i + 1] = left, right
+
+    def _f(self, x: int) -> int:
+        s = self.s
+        h = (s[0][x >> 24] + s[1][(x >> 16) & 0xFF]) & _MASK32
+        return ((h ^ s[2][(x >> 8) & 0xFF]) + s[3][x & 0xFF]) & _MASK32
+
+    def _encrypt(self, left: int, right: int) -> tuple[int, int]:
+        for i in range(16):
+            left ^= self.p[i]
+            right ^= self._f(left)
+            left, right = right, left
+        left, right = right, left
+        return left ^ self.p[17], right ^ self.p[16]
+
+    def decrypt_block(self, block: bytes) -> bytes:
+        left, right = int.from_bytes(block[:4], "big"), int.from_bytes(block[4:], "big")
+        for i in range(17, 1, -1):
+            left ^= self.p[i]
+            right ^= self._f(left)
+            left, right = right, left
+        left, right = right, left
+        return (left ^ self.p[0]).to_bytes(4, "big") + (right ^ self.p[1]).to_bytes(4, "big")
+
+
+def hex_big_integer_bytes(text: str) -> bytes | None:
+    """``new BigInteger(text, 16).toByteArray()``, or None where the constructor throws.
+
+    Java reads one optional sign, then digits by ``Character.digit(c, 16)``, which also takes
+    other Unicode decimal digits and the full-width Latin letters A-F.
+    """
+    body = text[1:] if text[:1] in ("-", "+") else text
+    if not body:
+        return None
+    value = 0
+    for ch in body:
+        digit = _java_hex_digit(ch)
+        if digit < 0:
+            return None
+        value = value * 16 + digit
+    if text[:1] == "-":
+        value = -value
+    length = value.bit_length() // 8 + 1  # two's complement with its sign bit, as toByteArray
+    return value.to_bytes(length, "big", signed=True)
+
+
+def _java_hex_digit(ch: str) -> int:
+    if ch.isdecimal():
+        import unicodedata
+
+        return unicodedata.decimal(ch)
+    code = ord(ch)
+    for base in (0x41, 0x61, 0xFF21, 0xFF41):  # A-F, a-f, full-width A-F and a-f
+        if base <= code < base + 6:
+            return 10 + code - base
+    return -1
+
+
+def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
+    """Whether the default codec's two-way algorithm decodes ``masked`` (the text inside ENC())."""
+    data = hex_big_integer_bytes(masked)
+    if data is None:
+        return False
+    if len(data) % 8:
+        data = bytes(8 - len(data) % 8) + data
+    try:
+        cipher = _Blowfish(key)
+    except ValueError:
+        return False
+    plain = b"".join(cipher.decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
+    pad = plain[-1]
+    return 1 <= pad <= 8 and plain[-pad:] == bytes([pad]) * pad
+
+
+def codec_key(codec: str, properties: Mapping[str, str], environ: Mapping[str, str]) -> bytes | str:
+    """The Blowfish key the default codec uses, or why the broker cannot decode (a text).
+
+    ``codec`` is ``<password-codec>``: ``class;name=value;...``. Returns a text for codecs
+    arouter cannot judge (another class) or that cannot decode (``algorithm=one-way``).
+    """
+    parts = codec.split(";")
+    if parts[0] != DEFAULT_CODEC:
+        return f"codec {parts[0]!r} is not the default one"
+    params: dict[str, str] = {}
+    for part in parts[1:]:
+        pair = part.split("=")
+        if len(pair) != 2:
+            return f"<password-codec> property {part!r} is not name=value: the broker does not start"
+        params[pair[0]] = pair[1]
+    algorithm = params.get("algorithm")
+    if algorithm == "one-way":
+        return "the one-way algorithm cannot decode a password"
+    if algorithm not in (None, "two-way"):
+        return f"algorithm {algorithm!r} is not one-way or two-way"
+    if "key" in params:
+        return params["key"].encode()
+    key = properties.get(KEY_PROPERTY)
+    if key is not None:
+        return key.encode() if key.strip() else DEFAULT_KEY
+    env = environ.get(KEY_ENV)
+    return env.encode() if env is not None else DEFAULT_KEY
