@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..javacollections import given_role_order
 from .javaregex import JavaPattern, compile_java
 
 NULL_KEY = "NULL"
@@ -42,6 +43,16 @@ class Connection:
     # broker stores the header's source + ":" + port as written ("::1:5000", "null:0"), which no
     # transport reformats
     remote_as_is: bool = False
+    # roles are already in the order the broker's login hands them to the router (serve's login);
+    # otherwise they are the user's roles as lines of a roles file, in the order given, and the
+    # router walks them in the broker's order (javacollections.given_role_order)
+    roles_in_broker_order: bool = False
+
+    def broker_roles(self) -> tuple[str, ...]:
+        """The roles in the order KeyResolver walks ``getPrincipals(RolePrincipal.class)``."""
+        if self.roles_in_broker_order or len(self.roles) < 2:
+            return self.roles
+        return given_role_order(self.roles).roles
 
     def raw_value(self, key_type: str) -> str | None:
         if key_type == "CLIENT_ID":
@@ -53,7 +64,7 @@ class Connection:
         if key_type == "SOURCE_IP":
             return self.remote_address
         if key_type == "ROLE_NAME":
-            return ",".join(self.roles) if self.roles else None
+            return ",".join(self.broker_roles()) if self.roles else None
         raise ValueError(f"unknown key type {key_type}")
 
 
@@ -176,7 +187,7 @@ def resolve_key(key_type: str, key_filter: str | None, conn: Connection, *, nati
     """
     pattern = key_filter_pattern(key_filter)
     if key_type == "ROLE_NAME":
-        return _role_key(pattern, conn.roles)
+        return _role_key(pattern, conn.broker_roles())
     said = ""
     if key_type == "SOURCE_IP":
         address = conn.remote_address
@@ -214,7 +225,8 @@ def _role_key(pattern: JavaPattern | None, roles: Sequence[str]) -> ResolvedKey:
     raw = ",".join(roles) if roles else None
     for role in roles:
         if pattern is None:
-            return ResolvedKey(raw, role, False, f"no key-filter: the first role {role!r} is the key")
+            return ResolvedKey(raw, role, False, f"no key-filter: the first role {role!r} in the broker's order "
+                                                 f"(Java HashSet order of the role names) is the key")
         found = pattern.find(role)
         if found is not None:
             return ResolvedKey(raw, found, True, f"role {role!r}: key-filter {pattern.source!r} finds {found!r}")

@@ -108,9 +108,14 @@ def test_key_filter_uses_find_and_the_matched_text() -> None:
 
 
 def test_role_name_first_role_where_filter_finds() -> None:
-    conn = Connection(roles=("guest", "admin-eu", "admin-us"))
-    assert resolve_key("ROLE_NAME", None, conn).key == "guest"
+    # the broker walks the roles in Java HashSet order (tests/routing/test_role_order_java.py), not as listed:
+    # "admin-eu", "admin-us", "guest" here
+    conn = Connection(roles=("guest", "admin-us", "admin-eu"))
+    assert resolve_key("ROLE_NAME", None, conn).key == "admin-eu"
     assert resolve_key("ROLE_NAME", "admin-..", conn).key == "admin-eu"
+    assert resolve_key("ROLE_NAME", "[gu]+e", conn).key == "gue"
+    assert resolve_key("ROLE_NAME", None, Connection(roles=("guest", "admin-eu"), roles_in_broker_order=True)).key \
+        == "guest"
     assert resolve_key("ROLE_NAME", "^x", conn).key == "NULL"
     assert resolve_key("ROLE_NAME", None, Connection()).key == "NULL"
 
