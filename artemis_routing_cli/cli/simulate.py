@@ -21,7 +21,13 @@ def simulate_command(
     key: Optional[list[str]] = typer.Option(None, "--key", "-k", metavar="TYPE=VALUE",
                                             help="CLIENT_ID, USER_NAME, SNI_HOST, SOURCE_IP or ROLE_NAME (repeat: "
                                                  "several keys describe one connection)."),
-    roles: Optional[str] = typer.Option(None, "--roles", help="The user's roles in order, comma-separated."),
+    roles: Optional[str] = typer.Option(None, "--roles", metavar="LIST",
+                                        help="The user's roles, split at every comma, nothing trimmed ('a, b' is "
+                                             "'a' and ' b'). Names with commas: --role."),
+    role: Optional[list[str]] = typer.Option(None, "--role", metavar="NAME",
+                                             help="One role of the user, exactly as artemis-roles.properties "
+                                                  "names it (repeat). The router walks the roles in the broker's "
+                                                  "order (Java HashSet order of the names), not as given."),
     node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
                                                 help="Node id (broker UUID) of a target (repeat)."),
     down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
@@ -77,4 +83,4 @@ def simulate_command(
         return
     from .simulate_one import run_one
 
-    run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text")
+    run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text", role=role)

@@ -3,6 +3,9 @@
 Text files: one key value per line, UTF-8, exactly as given (only the ``\\n`` separator is
 removed; an empty line is the empty string). ``.csv`` / ``.jsonl``: a column per key type
 (client_id, user_name, source_ip, sni_host, roles) or a single ``key`` column.
+Roles are taken as given: in JSON lines ``"roles": ["a,b", " c"]`` is two roles, each exactly so;
+a string (a CSV cell, a JSON string) is split at every comma, nothing trimmed; an empty cell is no
+roles.
 The router cache persists across the batch, as in a live broker.
 """
 
@@ -55,7 +58,12 @@ def _jsonl_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]
         if not isinstance(obj, dict):
             raise UsageError("each line must be a JSON object", file=path, line=n, column=1)
         _check_columns(path, list(obj), line=n)
-        yield n, {k: ",".join(v) if isinstance(v, list) else v for k, v in obj.items() if v is not None}
+        for k, v in obj.items():
+            if isinstance(v, list) and (k not in ("roles", "key") or not all(isinstance(x, str) for x in v)):
+                raise UsageError(f"{k}: only roles (or a ROLE_NAME key) may be a list, of strings", file=path,
+                                 line=n, column=1)
+        # a roles array keeps each name as it is (commas included); see keys.role_list
+        yield n, {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if v is not None}
 
 
 def _check_columns(path: str, names: list[str], line: int = 1) -> None:
@@ -418,13 +426,16 @@ class CsvWriter:
 
 
 def _csv_value(value: object) -> object:
+    if isinstance(value, tuple):  # a roles list from JSON lines: its JSON array (role names may hold commas)
+        return json.dumps(list(value), ensure_ascii=False)
     return "" if value is None else str(value).lower() if isinstance(value, bool) else value
 
 
 def _csv_column(values: list[object]) -> list[object]:
-    """A column as csv.DictWriter rows would hold it: None as "", booleans lower-case."""
+    """A column as csv.DictWriter rows would hold it: None as "", booleans lower-case, a roles list
+    as its JSON array."""
     kinds = set(map(type, values))
-    if type(None) in kinds or any(issubclass(k, bool) for k in kinds):
+    if type(None) in kinds or any(issubclass(k, (bool, tuple)) for k in kinds):
         return list(map(_csv_value, values))
     return values
 

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
-from ..routing.keys import KEY_TYPES, Connection, source_address
+from ..routing.keys import KEY_TYPES, Connection, role_list, source_address
 from ..routing.router import OK, Router, RouteResult, build_routers
 from ..routing.targets import TargetState
 from .common import stderr_console, stdout_console, warn
@@ -25,7 +25,10 @@ def _source(value: str) -> str:
     return value
 
 
-def parse_connection(keys: list[str], roles: str | None) -> Connection:
+def parse_connection(keys: list[str], roles: str | None, role: list[str] | None = None) -> Connection:
+    """The connection ``--key``, ``--roles`` and ``--role`` describe. ``--role NAME`` (repeatable) is
+    one role each, taken as given; ``--roles`` and ``--key ROLE_NAME=`` are split at every comma and
+    nothing is trimmed (:func:`~artemis_routing_cli.routing.keys.role_list`)."""
     values: dict[str, str] = {}
     for item in keys:
         name, sep, value = item.partition("=")
@@ -35,17 +38,16 @@ def parse_connection(keys: list[str], roles: str | None) -> Connection:
         if kt not in KEY_TYPES:
             raise UsageError(f"--key {item!r}: unknown key type {name.strip()!r}; use one of {', '.join(KEY_TYPES)}")
         values[kt] = value
-    role_list: tuple[str, ...] = ()
-    if roles is not None:
-        role_list = tuple(r.strip() for r in roles.split(",") if r.strip())
-    elif "ROLE_NAME" in values:
-        role_list = tuple(r.strip() for r in values["ROLE_NAME"].split(",") if r.strip())
+    given = [x for x in (roles, values.get("ROLE_NAME")) if x is not None]
+    if len(given) + bool(role) > 1:
+        raise UsageError("give the roles once: --role NAME (repeat), --roles LIST or --key ROLE_NAME=LIST")
+    roles_given = tuple(role) if role else role_list(given[0] if given else None)
     return Connection(
         client_id=values.get("CLIENT_ID"),
         username=values.get("USER_NAME"),
         sni_host=values.get("SNI_HOST"),
         remote_address=_source(values["SOURCE_IP"]) if "SOURCE_IP" in values else None,
-        roles=role_list,
+        roles=roles_given,
     )
 
 
@@ -60,7 +62,7 @@ def select_routers(cfg: BrokerConfig, state: TargetState, name: str | None, seed
 
 
 def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: list[str], roles: str | None,
-            seed: int | None, explain: bool, management: bool, fmt: str) -> None:
+            seed: int | None, explain: bool, management: bool, fmt: str, role: list[str] | None = None) -> None:
     if fmt not in ("text", "json"):
         raise UsageError(f"--format {fmt!r}: choose text or json (jsonl and csv go with --keys-file)")
     routers = select_routers(cfg, state, router, seed)
@@ -71,9 +73,9 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         results = [r.route_key(value) for r in routers]
         conn = None
     else:
-        if not keys and roles is None:
+        if not keys and roles is None and not role:
             raise UsageError("give the connection with --key TYPE=VALUE (e.g. --key CLIENT_ID=FOO1)")
-        conn = parse_connection(keys, roles)
+        conn = parse_connection(keys, roles, role)
         results = [r.route(conn) for r in routers]
     warnings = [f"{r.name}: {w}" for r in routers for w in r.warnings]
     if fmt == "json":
@@ -97,6 +99,7 @@ def _conn_json(conn: Connection) -> dict[str, object]:
         "sni_host": conn.sni_host,
         "remote_address": conn.remote_address,
         "roles": list(conn.roles),
+        "roles_in_broker_order": list(conn.broker_roles()),
     }
 
 

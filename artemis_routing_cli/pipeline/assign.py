@@ -73,10 +73,12 @@ def output_schema(jobs: Sequence[RouterJob], input_columns: Sequence[str], full:
     return ", ".join(f"`{n}` {t}" for n, t in output_fields(jobs, input_columns, full))
 
 
-def _strings(series: pd.Series) -> list[str | None]:
+def _strings(series: pd.Series) -> list:
+    """The column's values: str or None, or a tuple of role names where the column is a list."""
     values = series.tolist()
-    if series.isna().any():
-        return [None if v is None or v != v else v for v in values]
+    if any(not isinstance(v, str) and v is not None for v in values):
+        return [v if isinstance(v, str) or v is None else None if isinstance(v, float) and v != v
+                else tuple(str(x) for x in v) for v in values]
     return values
 
 

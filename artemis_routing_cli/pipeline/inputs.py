@@ -67,7 +67,10 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto") -> DataFrame:
         if f.name.startswith("_corrupt"):
             raise UsageError("some lines are not valid JSON objects", file=path)
         if isinstance(f.dataType, ArrayType):
-            cols.append(F.array_join(F.col(f.name).cast("array<string>"), ",").alias(f.name))
+            if f.name not in ("roles", "key"):
+                raise UsageError(f"{f.name}: only roles (or a ROLE_NAME key) may be a list", file=path)
+            # one role per item, taken as given (a name may hold a comma), as simulate reads a JSON array
+            cols.append(F.col(f.name).cast("array<string>").alias(f.name))
         elif kind == "csv":
             # An empty CSV field is the empty string (Python's csv), which Spark reads as null.
             cols.append(F.coalesce(F.col(f.name).cast("string"), F.lit("")).alias(f.name))

@@ -128,24 +128,50 @@ def source_address(value: str, *, native: bool = True) -> str:
                      "(an IPv6 scope as a number: fe80::1%2)")
 
 
-def connection_from_record(key_type: str, record: Mapping[str, str | None]) -> Connection:
+def role_list(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The roles a keys-file ``roles`` value (or ``--roles``) names, each taken as given.
+
+    A list (a JSON array) holds one role per item, so a role may contain a comma; a string is split
+    at every comma. Nothing is trimmed and nothing dropped (``"a, b"`` is ``a`` and `` b``; ``"a,,b"``
+    has an empty role between them: the broker takes role names as its roles file spells them),
+    but an empty string is no roles at all.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(value.split(",")) if value else ()
+    items = tuple(value)
+    if not all(isinstance(item, str) for item in items):
+        raise UsageError("roles: each item of a roles list must be a string")
+    return items
+
+
+def connection_from_record(key_type: str, record: Mapping[str, str | Sequence[str] | None]) -> Connection:
     """The connection a keys-file record describes (a ``key`` column, or a column per key type).
 
-    A ``key`` column holds the value of ``key_type``; ``roles`` is a comma-separated list.
+    A ``key`` column holds the value of ``key_type``; ``roles`` is a list (a JSON array) or a
+    comma-separated string (see :func:`role_list`).
     """
     if "key" in record:
         value = record["key"]
         fields = {key_type: value} if value is not None else {}
     else:
         fields = {RECORD_COLUMNS[k]: v for k, v in record.items() if v is not None and k in RECORD_COLUMNS}
+    for kt, v in fields.items():
+        if kt != "ROLE_NAME" and not isinstance(v, str):
+            raise UsageError(f"{kt.lower()}: expected a string, not {type(v).__name__}")
     sip = fields.get("SOURCE_IP")
     return Connection(
-        client_id=fields.get("CLIENT_ID"),
-        username=fields.get("USER_NAME"),
-        sni_host=fields.get("SNI_HOST"),
-        remote_address=_checked_source(sip) if sip is not None and sip != "" else None,
-        roles=tuple(r.strip() for r in (fields.get("ROLE_NAME") or "").split(",") if r.strip()),
+        client_id=_text(fields.get("CLIENT_ID")),
+        username=_text(fields.get("USER_NAME")),
+        sni_host=_text(fields.get("SNI_HOST")),
+        remote_address=_checked_source(sip) if isinstance(sip, str) and sip != "" else None,
+        roles=role_list(fields.get("ROLE_NAME")),
     )
+
+
+def _text(value: str | Sequence[str] | None) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _checked_source(value: str) -> str:
@@ -223,13 +249,14 @@ def apply_key_filter(pattern: JavaPattern | None, raw: str | None) -> ResolvedKe
 
 def _role_key(pattern: JavaPattern | None, roles: Sequence[str]) -> ResolvedKey:
     raw = ",".join(roles) if roles else None
+    walked = f"roles in the broker's order (Java HashSet order of the names): {list(roles)!r}; "
     for role in roles:
         if pattern is None:
-            return ResolvedKey(raw, role, False, f"no key-filter: the first role {role!r} in the broker's order "
-                                                 f"(Java HashSet order of the role names) is the key")
+            return ResolvedKey(raw, role, False, walked + f"no key-filter: the first, {role!r}, is the key")
         found = pattern.find(role)
         if found is not None:
-            return ResolvedKey(raw, found, True, f"role {role!r}: key-filter {pattern.source!r} finds {found!r}")
+            return ResolvedKey(raw, found, True, walked + f"role {role!r}: key-filter {pattern.source!r} finds "
+                                                          f"{found!r}")
     if not roles:
         return ResolvedKey(None, NULL_KEY, pattern is not None, "no roles: the key is NULL")
-    return ResolvedKey(raw, NULL_KEY, True, "no role matches the key-filter: the key is NULL")
+    return ResolvedKey(raw, NULL_KEY, True, walked + "no role matches the key-filter: the key is NULL")

@@ -1,0 +1,75 @@
+"""Issue 14, keys: role names are taken as given and walked in the broker's order; SNI names and
+source addresses as the broker sees them; lone surrogates in a batch. The real CLI, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from artemis_routing_cli.javacollections import given_role_order
+from tests.cli.helpers import arouter
+from tests.conftest import broker_xml
+
+ROLE_ROUTER = """
+<connectors><connector name="c2">tcp://h2:61616</connector><connector name="c3">tcp://h3:61616</connector></connectors>
+<connection-routers>
+  <connection-router name="roles">
+    <key-type>ROLE_NAME</key-type>
+    <policy name="FIRST_ELEMENT"/>
+    <pool><static-connectors><connector-ref>c2</connector-ref><connector-ref>c3</connector-ref></static-connectors>
+    </pool>
+  </connection-router>
+</connection-routers>"""
+
+
+@pytest.fixture
+def roles_xml(tmp_path: Path) -> Path:
+    path = tmp_path / "broker.xml"
+    path.write_text(broker_xml(ROLE_ROUTER), encoding="utf-8")
+    return path
+
+
+def _json(run_out: str) -> dict:
+    return json.loads(run_out)
+
+
+def test_repeated_role_keeps_commas_and_spaces(roles_xml: Path) -> None:
+    run = arouter("simulate", "-c", str(roles_xml), "--role", "a,b", "--role", " c", "-f", "json")
+    assert run.code == 0, run.err
+    data = _json(run.out)
+    assert data["connection"]["roles"] == ["a,b", " c"]
+    assert data["connection"]["roles_in_broker_order"] == list(given_role_order(["a,b", " c"]).roles)
+    assert data["results"][0]["key"] == given_role_order(["a,b", " c"]).roles[0]
+    assert "--role" in arouter("simulate", "--help").out
+
+
+def test_roles_list_is_split_at_commas_without_trimming(roles_xml: Path) -> None:
+    run = arouter("simulate", "-c", str(roles_xml), "--roles", "x, y,,z", "-f", "json")
+    assert run.code == 0, run.err
+    assert _json(run.out)["connection"]["roles"] == ["x", " y", "", "z"]
+
+
+def test_first_role_is_the_broker_s_not_the_first_listed(roles_xml: Path) -> None:
+    # HashSet order of these three names is admin-eu, admin-us, guest (tests/routing/test_role_order_java.py)
+    run = arouter("simulate", "-c", str(roles_xml), "--roles", "guest,admin-us,admin-eu", "-f", "json")
+    assert _json(run.out)["results"][0]["key"] == "admin-eu"
+
+
+def test_jsonl_roles_array_is_one_role_per_item(roles_xml: Path, tmp_path: Path) -> None:
+    keys = tmp_path / "k.jsonl"
+    keys.write_text('{"roles": ["a,b"]}\n{"roles": "a,b"}\n{"roles": [" c "]}\n{"roles": []}\n', encoding="utf-8")
+    run = arouter("simulate", "-c", str(roles_xml), "--keys-file", str(keys))
+    assert run.code == 0, run.err
+    got = [json.loads(line)["key_value"] for line in run.out.splitlines()]
+    assert got == ["a,b", given_role_order(["a", "b"]).roles[0], " c ", "NULL"]
+    csv_run = arouter("simulate", "-c", str(roles_xml), "--keys-file", str(keys), "-f", "csv")
+    assert csv_run.out.splitlines()[1].startswith('"[""a,b""]","a,b",OK,c2')
+
+
+def test_jsonl_list_in_another_column_is_refused(roles_xml: Path, tmp_path: Path) -> None:
+    keys = tmp_path / "k.jsonl"
+    keys.write_text('{"user_name": ["a"]}\n', encoding="utf-8")
+    run = arouter("simulate", "-c", str(roles_xml), "--keys-file", str(keys))
+    assert run.code == 2 and f"{keys}:1:1" in run.err
