@@ -8,6 +8,7 @@ import typer
 
 from ..errors import UsageError
 from .common import find_config, parse_properties
+from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
 
 
 def register(app: typer.Typer) -> None:
@@ -28,6 +29,8 @@ def simulate_command(
                                              help="One role of the user, exactly as artemis-roles.properties "
                                                   "names it (repeat). The router walks the roles in the broker's "
                                                   "order (Java HashSet order of the names), not as given."),
+    sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
+    broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
                                                 help="Node id (broker UUID) of a target (repeat)."),
     down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
@@ -79,8 +82,10 @@ def simulate_command(
     if keys_file is not None:
         from .simulate_batch import run_batch
 
-        run_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, management)
+        run_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, management,
+                  key_options=(sni_encoding, broker_version))
         return
     from .simulate_one import run_one
 
-    run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text", role=role)
+    run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text", role=role,
+            key_options=(sni_encoding, broker_version))

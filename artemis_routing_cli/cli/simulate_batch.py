@@ -33,6 +33,7 @@ from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.targets import TargetState
 from .common import stderr_console, warn
+from .key_options import apply as apply_key_options
 from .simulate_one import select_routers
 
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
@@ -172,7 +173,7 @@ def connection_for(router: Router, record: dict[str, str], path: str, line: int)
     """The connection one record describes, and the input key shown in the output."""
     shown = record["key"] if "key" in record else record.get(_column_of(router.key_type), "")
     try:
-        return connection_from_record(router.key_type, record), shown
+        return connection_from_record(router.key_type, record, router.sni_encoding), shown
     except UsageError as err:
         raise UsageError(err.message, file=path, line=line, column=1) from None
 
@@ -181,8 +182,9 @@ def _column_of(key_type: str) -> str:
     return next(c for c, kt in RECORD_COLUMNS.items() if kt == key_type)
 
 
-# Key types whose ``key`` column is used as given: route_batch takes those strings directly.
-_PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "SNI_HOST", "ROLE_NAME")
+# Key types whose ``key`` column is used as given: route_batch takes those strings directly. (An SNI_HOST
+# host name is checked record by record first: a name a Java client cannot send is an error at its line.)
+_PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "ROLE_NAME")
 # Records routed (and then encoded and written) at a time: bounds the memory a batch holds.
 CHUNK = 1 << 14
 
@@ -223,10 +225,12 @@ def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool
 
 
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,
-              fmt: str, seed: int | None, management: bool) -> None:
+              fmt: str, seed: int | None, management: bool,
+              key_options: tuple[str | None, str | None] = (None, None)) -> None:
     if fmt not in ("jsonl", "csv"):
         raise UsageError(f"--format {fmt!r}: batch output is jsonl or csv")
     routers = select_routers(cfg, state, router, seed)
+    apply_key_options(routers, *key_options)
     for r in routers:
         r.tracing = False
     loaded = load_keys(keys_file)

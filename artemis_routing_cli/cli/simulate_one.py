@@ -10,10 +10,12 @@ from rich.text import Text
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
-from ..routing.keys import KEY_TYPES, Connection, role_list, source_address
+from ..routing.keys import KEY_TYPES, Connection, role_list, sni_from_host, source_address
 from ..routing.router import OK, Router, RouteResult, build_routers
+from ..routing.sni import DEFAULT_SNI_ENCODING
 from ..routing.targets import TargetState
 from .common import stderr_console, stdout_console, warn
+from .key_options import apply as apply_key_options
 
 
 def _source(value: str) -> str:
@@ -25,7 +27,18 @@ def _source(value: str) -> str:
     return value
 
 
-def parse_connection(keys: list[str], roles: str | None, role: list[str] | None = None) -> Connection:
+def _sni(host: str, encoding: str) -> str | None:
+    """What the broker reads for a client connecting to ``host`` (an empty name: no SNI at all)."""
+    if host == "":
+        return None
+    try:
+        return sni_from_host(host, encoding)
+    except UsageError as err:
+        raise UsageError(f"--key {err.message}") from None
+
+
+def parse_connection(keys: list[str], roles: str | None, role: list[str] | None = None,
+                     sni_encoding: str = DEFAULT_SNI_ENCODING) -> Connection:
     """The connection ``--key``, ``--roles`` and ``--role`` describe. ``--role NAME`` (repeatable) is
     one role each, taken as given; ``--roles`` and ``--key ROLE_NAME=`` are split at every comma and
     nothing is trimmed (:func:`~artemis_routing_cli.routing.keys.role_list`)."""
@@ -45,7 +58,8 @@ def parse_connection(keys: list[str], roles: str | None, role: list[str] | None 
     return Connection(
         client_id=values.get("CLIENT_ID"),
         username=values.get("USER_NAME"),
-        sni_host=values.get("SNI_HOST"),
+        sni_host=_sni(values["SNI_HOST"], sni_encoding) if "SNI_HOST" in values else None,
+        sni_requested=values.get("SNI_HOST"),
         remote_address=_source(values["SOURCE_IP"]) if "SOURCE_IP" in values else None,
         roles=roles_given,
     )
@@ -62,10 +76,12 @@ def select_routers(cfg: BrokerConfig, state: TargetState, name: str | None, seed
 
 
 def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: list[str], roles: str | None,
-            seed: int | None, explain: bool, management: bool, fmt: str, role: list[str] | None = None) -> None:
+            seed: int | None, explain: bool, management: bool, fmt: str, role: list[str] | None = None,
+            key_options: tuple[str | None, str | None] = (None, None)) -> None:
     if fmt not in ("text", "json"):
         raise UsageError(f"--format {fmt!r}: choose text or json (jsonl and csv go with --keys-file)")
     routers = select_routers(cfg, state, router, seed)
+    encoding, version = apply_key_options(routers, *key_options)
     if management:
         if len(keys) != 1:
             raise UsageError("--management takes exactly one --key (its value is used as given)")
@@ -75,7 +91,7 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
     else:
         if not keys and roles is None and not role:
             raise UsageError("give the connection with --key TYPE=VALUE (e.g. --key CLIENT_ID=FOO1)")
-        conn = parse_connection(keys, roles, role)
+        conn = parse_connection(keys, roles, role, encoding)
         results = [r.route(conn) for r in routers]
     warnings = [f"{r.name}: {w}" for r in routers for w in r.warnings]
     if fmt == "json":
@@ -86,10 +102,14 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
                 for r, res in zip(routers, results, strict=True)
             ],
             "warnings": warnings,
+            "assumed": {"broker_version": ".".join(map(str, version)), "sni_encoding": encoding},
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     _print_text(routers, results, warnings, explain)
+    if explain:
+        stdout_console().print(f"\nassumed: Artemis {'.'.join(map(str, version))} (--broker-version); SNI_HOST "
+                               f"names sent as a {encoding} client sends them (--sni-encoding)", highlight=False)
 
 
 def _conn_json(conn: Connection) -> dict[str, object]:

@@ -28,6 +28,7 @@ from ..errors import UsageError
 from ..routing.batch import route_batch, vectorisable
 from ..routing.keys import NULL_KEY, RECORD_COLUMNS, Connection
 from ..routing.router import Router
+from .inputs import list_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,22 +74,30 @@ def output_schema(jobs: Sequence[RouterJob], input_columns: Sequence[str], full:
     return ", ".join(f"`{n}` {t}" for n, t in output_fields(jobs, input_columns, full))
 
 
-def _strings(series: pd.Series) -> list:
-    """The column's values: str or None, or a tuple of role names where the column is a list."""
+def _strings(series: pd.Series) -> list[str | None]:
     values = series.tolist()
-    if any(not isinstance(v, str) and v is not None for v in values):
-        return [v if isinstance(v, str) or v is None else None if isinstance(v, float) and v != v
-                else tuple(str(x) for x in v) for v in values]
+    if series.isna().any():
+        return [None if v is None or v != v else v for v in values]
     return values
 
 
-def _inputs(router: Router, batch: pd.DataFrame) -> list:
-    """What route_batch takes: key strings (a ``key`` column) or one Connection per row."""
+def _lists(values: list[str | None]) -> list[tuple[str, ...] | None]:
+    """A JSON list column's texts as tuples (the roles, each as given)."""
+    import json
+
+    return [None if v is None else tuple(json.loads(v)) for v in values]
+
+
+def _inputs(router: Router, batch: pd.DataFrame, lists: frozenset[str] = frozenset()) -> list:
+    """What route_batch takes: key strings (a ``key`` column) or one Connection per row. ``lists``:
+    the columns holding a JSON list's text (inputs.LIST_MARK)."""
     if "key" in batch.columns:
-        return _strings(batch["key"])
+        return _lists(_strings(batch["key"])) if "key" in lists else _strings(batch["key"])
     from ..routing.keys import connection_from_record
 
-    cols = {c: _strings(batch[c]) for c in batch.columns if c in RECORD_COLUMNS}
+    cols: dict[str, list] = {c: _strings(batch[c]) for c in batch.columns if c in RECORD_COLUMNS}
+    for c in lists & set(cols):
+        cols[c] = _lists(cols[c])
     names = list(cols)
     out: list[Connection] = []
     memo: dict[tuple, Connection] = {}
@@ -103,7 +112,8 @@ def _inputs(router: Router, batch: pd.DataFrame) -> list:
 
 
 def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full: bool = True, *,
-                 indices: Sequence[int] | None = None, keep: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
+                 indices: Sequence[int] | None = None, keep: Sequence[str] = (),
+                 lists: frozenset[str] = frozenset()) -> Iterator[pd.DataFrame]:
     """mapInPandas body: every batch through every router (and its scenarios).
 
     Without ``full`` only the columns the summary counts leave the Python worker (less Arrow traffic),
@@ -115,7 +125,7 @@ def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full
             if indices is not None and i not in indices:
                 continue
             p = prefix(i)
-            items = _inputs(job.router, batch)
+            items = _inputs(job.router, batch, lists)
             res = route_batch(job.router, items)
             out[f"{p}status"] = res.status
             out[f"{p}target"] = res.target
@@ -213,8 +223,10 @@ def _route(keys: DataFrame, jobs: Sequence[RouterJob], full: bool, engine: str,
         done = [n for i in on_jvm for n, _ in fields[i]]
         schema = ", ".join(f"`{n}` {t}" for n, t in inputs + [f for i in sorted(fields) for f in fields[i]])
 
+        lists = list_columns(keys)
+
         def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            return route_frames(job_list, frames, full, indices=in_pandas, keep=done)
+            return route_frames(job_list, frames, full, indices=in_pandas, keep=done, lists=lists)
 
         frame = frame.mapInPandas(run, schema)
     return frame.select(*[n for n, _ in inputs + [f for i in sorted(fields) for f in fields[i]]]), decoders

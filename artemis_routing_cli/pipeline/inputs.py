@@ -18,6 +18,13 @@ if TYPE_CHECKING:
 
 FORMATS = ("auto", "text", "csv", "json", "parquet")
 ROW = "_row"
+# Column metadata of a JSON list column (roles), carried as its JSON text
+LIST_MARK = "arouter_json_list"
+
+
+def list_columns(df: DataFrame) -> frozenset[str]:
+    """The columns that hold a JSON list's text (see :data:`LIST_MARK`)."""
+    return frozenset(f.name for f in df.schema.fields if f.metadata.get(LIST_MARK))
 
 
 def detect_format(path: str) -> str:
@@ -69,8 +76,9 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto") -> DataFrame:
         if isinstance(f.dataType, ArrayType):
             if f.name not in ("roles", "key"):
                 raise UsageError(f"{f.name}: only roles (or a ROLE_NAME key) may be a list", file=path)
-            # one role per item, taken as given (a name may hold a comma), as simulate reads a JSON array
-            cols.append(F.col(f.name).cast("array<string>").alias(f.name))
+            # one role per item, taken as given (a name may hold a comma), as simulate reads a JSON array:
+            # carried as its JSON text, marked so that the router reads it back as a list
+            cols.append(F.to_json(F.col(f.name).cast("array<string>")).alias(f.name, metadata={LIST_MARK: True}))
         elif kind == "csv":
             # An empty CSV field is the empty string (Python's csv), which Spark reads as null.
             cols.append(F.coalesce(F.col(f.name).cast("string"), F.lit("")).alias(f.name))
