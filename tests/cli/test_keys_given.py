@@ -73,3 +73,74 @@ def test_jsonl_list_in_another_column_is_refused(roles_xml: Path, tmp_path: Path
     keys.write_text('{"user_name": ["a"]}\n', encoding="utf-8")
     run = arouter("simulate", "-c", str(roles_xml), "--keys-file", str(keys))
     assert run.code == 2 and f"{keys}:1:1" in run.err
+
+
+SNI_IP_ROUTERS = """
+<acceptors><acceptor name="a">tcp://0.0.0.0:61616?router=sni</acceptor>
+  <acceptor name="b">tcp://0.0.0.0:61617?router=ip</acceptor></acceptors>
+<connectors><connector name="c2">tcp://h2:61616</connector></connectors>
+<connection-routers>
+  <connection-router name="sni"><key-type>SNI_HOST</key-type><policy name="FIRST_ELEMENT"/>
+    <pool><static-connectors><connector-ref>c2</connector-ref></static-connectors></pool></connection-router>
+  <connection-router name="ip"><key-type>SOURCE_IP</key-type><policy name="FIRST_ELEMENT"/>
+    <pool><static-connectors><connector-ref>c2</connector-ref></static-connectors></pool></connection-router>
+</connection-routers>"""
+
+
+@pytest.fixture
+def sni_xml(tmp_path: Path) -> Path:
+    path = tmp_path / "broker.xml"
+    path.write_text(broker_xml(SNI_IP_ROUTERS), encoding="utf-8")
+    return path
+
+
+def _key(run_out: str) -> str:
+    return json.loads(run_out)["results"][0]["key"]
+
+
+def test_sni_host_is_sent_as_a_java_client_sends_it(sni_xml: Path) -> None:
+    run = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=CAF\u00c9.Example", "-f", "json")
+    assert run.code == 0, run.err
+    assert _key(run.out) == "xn--caf-dma.example"
+    assert json.loads(run.out)["assumed"] == {"broker_version": "2.41", "sni_encoding": "java"}
+    explain = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=Stra\u00dfe.DE", "-e")
+    assert "b'strasse.DE'" in explain.out and "sni-encoding" in explain.out
+
+
+def test_a_name_java_cannot_send_is_exit_2(sni_xml: Path, tmp_path: Path) -> None:
+    run = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=my_host.example")
+    assert run.code == 2 and "cannot send" in run.err and "--sni-encoding raw" in run.err
+    keys = tmp_path / "k.txt"
+    keys.write_text("ok.example\nemoji\U0001F600.example\n", encoding="utf-8")
+    batch = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "--keys-file", str(keys))
+    assert batch.code == 2 and f"{keys}:2:1" in batch.err and batch.out == ""
+
+
+def test_raw_client_bytes_are_read_one_char_per_byte(sni_xml: Path) -> None:
+    run = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=\u0130stanbul", "--sni-encoding", "raw",
+                  "-f", "json")
+    assert run.code == 0, run.err
+    assert _key(run.out) == "\u00e4\u00b0stanbul"
+    assert arouter("simulate", "-c", str(sni_xml), "--sni-encoding", "utf8", "-k", "SNI_HOST=a").code == 2
+
+
+def test_source_ip_follows_the_broker_version(sni_xml: Path, tmp_path: Path) -> None:
+    def key(*extra: str) -> str:
+        run = arouter("simulate", "-c", str(sni_xml), "-r", "ip", "-k", "SOURCE_IP=::1", "-f", "json", *extra)
+        assert run.code == 0, run.err
+        return _key(run.out)
+
+    assert key() == "[0:0:0:0:0:0:0:1]"
+    assert key("--broker-version", "2.35") == "[0:0:0:0:0:0:0:1%0]"
+    assert key("--broker-version", "2.36.0") == "[0:0:0:0:0:0:0:1]"
+    bad = arouter("simulate", "-c", str(sni_xml), "-r", "ip", "-k", "SOURCE_IP=::1", "--broker-version", "3.0")
+    assert bad.code == 2 and "2.21 to 2.41" in bad.err
+    for command in ("simulate", "serve", "analyze"):
+        assert "--broker-version" in arouter(command, "--help").out
+
+
+def test_help_states_the_versions_routing_follows() -> None:
+    from artemis_routing_cli.cli.key_options import BROKER_VERSION_HELP
+    from artemis_routing_cli.routing.keys import NEWEST_BROKER, OLDEST_BROKER, broker_version_text
+
+    assert f"{broker_version_text(OLDEST_BROKER)} to {broker_version_text(NEWEST_BROKER)}" in BROKER_VERSION_HELP
