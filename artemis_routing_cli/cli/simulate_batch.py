@@ -296,7 +296,7 @@ class JsonLinesWriter:
                 return
         pieces = json_line_pieces(head, *cols)
         for start in range(0, len(pieces), WRITE_PIECES):
-            self._sink.write("".join(pieces[start:start + WRITE_PIECES]))
+            self._sink.write(escape_lone_surrogates("".join(pieces[start:start + WRITE_PIECES])))
 
     def _binary_sink(self) -> BinaryIO | None:
         """The byte stream under the text sink, when writing UTF-8 there is writing the text: the sink
@@ -313,6 +313,29 @@ class JsonLinesWriter:
 
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+# A lone UTF-16 surrogate: Java strings (and so keys) may hold one, UTF-8 cannot. In a Python str a
+# valid pair is one character, so every char in this range is a lone surrogate.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its JSON escape (``\\ud800``, six characters):
+    inside a JSON string that is the same string; in CSV it is the text arouter writes for it."""
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class _SurrogateEscaping:
+    """A text sink that writes lone surrogates as JSON escapes (csv.writer writes through it)."""
+
+    def __init__(self, sink: TextIO) -> None:
+        self._sink = sink
+
+    def write(self, text: str) -> int:
+        return self._sink.write(escape_lone_surrogates(text))
 
 
 # json.dumps's encoder (ensure_ascii=False, otherwise the defaults) but with a raw newline between list
@@ -416,7 +439,8 @@ def _tail(key: tuple[object, object, object, object]) -> str:
 class CsvWriter:
     def __init__(self, sink: TextIO, with_router: bool) -> None:
         self._fields = (("router",) if with_router else ()) + FIELDS
-        self._csv = csv.writer(sink, lineterminator="\n")
+        # a lone surrogate (a Java string may hold one; UTF-8 cannot) is written as the six characters \udXXX
+        self._csv = csv.writer(_SurrogateEscaping(sink), lineterminator="\n")
         self._csv.writerow(self._fields)
         self._with_router = with_router
 

@@ -144,3 +144,41 @@ def test_help_states_the_versions_routing_follows() -> None:
     from artemis_routing_cli.routing.keys import NEWEST_BROKER, OLDEST_BROKER, broker_version_text
 
     assert f"{broker_version_text(OLDEST_BROKER)} to {broker_version_text(NEWEST_BROKER)}" in BROKER_VERSION_HELP
+
+
+CID_ROUTER = """
+<connectors><connector name="c2">tcp://h2:61616</connector><connector name="c3">tcp://h3:61616</connector></connectors>
+<connection-routers>
+  <connection-router name="cid"><key-type>CLIENT_ID</key-type><policy name="CONSISTENT_HASH"/>
+    <pool><static-connectors><connector-ref>c2</connector-ref><connector-ref>c3</connector-ref></static-connectors>
+    </pool></connection-router>
+</connection-routers>"""
+
+
+@pytest.mark.parametrize("out_format", ["jsonl", "csv"])
+def test_lone_surrogates_are_routed_and_written_as_escapes(tmp_path: Path, out_format: str) -> None:
+    from artemis_routing_cli.config import load
+    from artemis_routing_cli.routing.keys import Connection
+    from artemis_routing_cli.routing.router import build_routers
+    from artemis_routing_cli.routing.targets import TargetState
+
+    cfg_path = tmp_path / "broker.xml"
+    cfg_path.write_text(broker_xml(CID_ROUTER), encoding="utf-8")
+    ids = ["\ud800", "a\udfffb", "\udbff\ud800", "\U0001F600", "x"]
+    keys = tmp_path / "k.jsonl"
+    keys.write_text("".join(json.dumps({"client_id": i}) + "\n" for i in ids), encoding="ascii")
+    out = tmp_path / f"out.{out_format}"
+    run = arouter("simulate", "-c", str(cfg_path), "--keys-file", str(keys), "-f", out_format, "-o", str(out))
+    assert run.code == 0, run.err
+    [router] = build_routers(load(str(cfg_path)), TargetState())
+    expected = [router.route(Connection(client_id=i)).target_label for i in ids]
+    text = out.read_text(encoding="utf-8")
+    if out_format == "jsonl":
+        records = [json.loads(line) for line in text.splitlines()]
+        assert [r["key"] for r in records] == ids
+        assert [r["target"] for r in records] == expected
+        assert "\\ud800" in text
+    else:
+        rows = text.splitlines()[1:]
+        assert [r.split(",")[0] for r in rows] == ["\\ud800", "a\\udfffb", "\\udbff\\ud800", "\U0001F600", "x"]
+        assert [r.split(",")[3] for r in rows] == expected
