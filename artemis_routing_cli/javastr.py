@@ -29,21 +29,6 @@ _JAVA_DOUBLE = re.compile(
 )
 
 
-def java_is_whitespace(ch: str) -> bool:
-    """``Character.isWhitespace``: space, line and paragraph separators except the no-break ones
-    (U+00A0, U+2007, U+202F), and the controls U+0009-U+000D, U+001C-U+001F."""
-    import unicodedata
-
-    if ch in "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f":
-        return True
-    return unicodedata.category(ch) in ("Zs", "Zl", "Zp") and ch not in "\u00a0\u2007\u202f"
-
-
-def java_is_blank(text: str) -> bool:
-    """``String.isBlank()``: empty, or every code point ``Character.isWhitespace``."""
-    return all(java_is_whitespace(ch) for ch in text)
-
-
 def java_trim(text: str) -> str:
     """``String.trim()``: drops chars <= U+0020 at both ends (a no-break space stays)."""
     return text.strip(JAVA_TRIMMED)

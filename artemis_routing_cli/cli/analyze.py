@@ -10,6 +10,7 @@ import typer
 
 from ..errors import UsageError
 from .common import find_config
+from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
 
 
 def register(app: typer.Typer) -> None:
@@ -48,6 +49,8 @@ def analyze_command(
                                                     help="Connection count of a target (repeat)."),
     targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
                                           help="Targets file saved by 'arouter probe --save'."),
+    sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
+    broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
@@ -95,6 +98,9 @@ def analyze_command(
     cfg = load_routable(cfg_path, define, ignore_invalid, "analyze")
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)
+    from .key_options import apply as apply_key_options
+
+    apply_key_options(routers, sni_encoding, broker_version)
     err = stderr_console()
     inp = inspect(keys, keys_format, mapping)
     checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=router is not None,

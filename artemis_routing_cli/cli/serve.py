@@ -10,6 +10,7 @@ import typer
 
 from ..errors import UsageError
 from .common import find_config, load_routable
+from .key_options import BROKER_VERSION_HELP
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig
@@ -84,6 +85,7 @@ def serve_command(
                                         help="Open connections per listener (an acceptor's connectionsAllowed "
                                              "lowers it)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
+    broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     loop: str = typer.Option("auto", "--loop", help="Event loop: auto (uvloop when installed, else asyncio), "
                                                     "asyncio or uvloop."),
 ) -> None:
@@ -107,6 +109,9 @@ def serve_command(
     from ..serve.auth import check_files
 
     check_files(users_file, roles_file)
+    from .key_options import broker_version as parse_version
+
+    version = parse_version(broker_version)
     if jolokia is not None:
         from ..probe.jolokia import check_template
 
@@ -132,7 +137,7 @@ def serve_command(
         tls_cert=tls_cert, tls_key=tls_key, users_file=users_file, roles_file=roles_file, data_dir=data_dir,
         management=management, management_user=management_user, management_password=password,
         handshake_timeout=handshake_timeout, max_frame_size=max_frame_size, max_connections=max_connections,
-        monitor=monitor, jolokia=jolokia, seed=seed,
+        monitor=monitor, jolokia=jolokia, seed=seed, broker_version=version,
     )
     log = ServeLog(log_format, writer=BackgroundWriter(sys.stderr))  # a slow stderr never stalls the listener
     try:

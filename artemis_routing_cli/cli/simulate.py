@@ -8,6 +8,7 @@ import typer
 
 from ..errors import UsageError
 from .common import find_config, load_routable
+from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
 
 
 def register(app: typer.Typer) -> None:
@@ -21,7 +22,15 @@ def simulate_command(
     key: Optional[list[str]] = typer.Option(None, "--key", "-k", metavar="TYPE=VALUE",
                                             help="CLIENT_ID, USER_NAME, SNI_HOST, SOURCE_IP or ROLE_NAME (repeat: "
                                                  "several keys describe one connection)."),
-    roles: Optional[str] = typer.Option(None, "--roles", help="The user's roles in order, comma-separated."),
+    roles: Optional[str] = typer.Option(None, "--roles", metavar="LIST",
+                                        help="The user's roles, split at every comma, nothing trimmed ('a, b' is "
+                                             "'a' and ' b'). Names with commas: --role."),
+    role: Optional[list[str]] = typer.Option(None, "--role", metavar="NAME",
+                                             help="One role of the user, exactly as artemis-roles.properties "
+                                                  "names it (repeat). The router walks the roles in the broker's "
+                                                  "order (Java HashSet order of the names), not as given."),
+    sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
+    broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
                                                 help="Node id (broker UUID) of a target (repeat)."),
     down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
@@ -74,8 +83,10 @@ def simulate_command(
     if keys_file is not None:
         from .simulate_batch import run_batch
 
-        run_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, management)
+        run_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, management,
+                  key_options=(sni_encoding, broker_version))
         return
     from .simulate_one import run_one
 
-    run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text")
+    run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text", role=role,
+            key_options=(sni_encoding, broker_version))

@@ -3,6 +3,9 @@
 Text files: one key value per line, UTF-8, exactly as given (only the ``\\n`` separator is
 removed; an empty line is the empty string). ``.csv`` / ``.jsonl``: a column per key type
 (client_id, user_name, source_ip, sni_host, roles) or a single ``key`` column.
+Roles are taken as given: in JSON lines ``"roles": ["a,b", " c"]`` is two roles, each exactly so;
+a string (a CSV cell, a JSON string) is split at every comma, nothing trimmed; an empty cell is no
+roles.
 The router cache persists across the batch, as in a live broker.
 """
 
@@ -31,6 +34,7 @@ from ..routing.router import Router
 from ..routing.selection import select_routers
 from ..routing.targets import TargetState
 from .common import stderr_console, warn
+from .key_options import apply as apply_key_options
 
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
 # Show a progress bar for files at least this large (bytes) when stderr is a terminal.
@@ -55,7 +59,12 @@ def _jsonl_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]
         if not isinstance(obj, dict):
             raise UsageError("each line must be a JSON object", file=path, line=n, column=1)
         _check_columns(path, list(obj), line=n)
-        yield n, {k: ",".join(v) if isinstance(v, list) else v for k, v in obj.items() if v is not None}
+        for k, v in obj.items():
+            if isinstance(v, list) and (k not in ("roles", "key") or not all(isinstance(x, str) for x in v)):
+                raise UsageError(f"{k}: only roles (or a ROLE_NAME key) may be a list, of strings", file=path,
+                                 line=n, column=1)
+        # a roles array keeps each name as it is (commas included); see keys.role_list
+        yield n, {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if v is not None}
 
 
 def _check_columns(path: str, names: list[str], line: int = 1) -> None:
@@ -164,7 +173,7 @@ def connection_for(router: Router, record: dict[str, str], path: str, line: int)
     """The connection one record describes, and the input key shown in the output."""
     shown = record["key"] if "key" in record else record.get(_column_of(router.key_type), "")
     try:
-        return connection_from_record(router.key_type, record), shown
+        return connection_from_record(router.key_type, record, router.sni_encoding), shown
     except UsageError as err:
         raise UsageError(err.message, file=path, line=line, column=1) from None
 
@@ -173,8 +182,9 @@ def _column_of(key_type: str) -> str:
     return next(c for c, kt in RECORD_COLUMNS.items() if kt == key_type)
 
 
-# Key types whose ``key`` column is used as given: route_batch takes those strings directly.
-_PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "SNI_HOST", "ROLE_NAME")
+# Key types whose ``key`` column is used as given: route_batch takes those strings directly. (An SNI_HOST
+# host name is checked record by record first: a name a Java client cannot send is an error at its line.)
+_PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "ROLE_NAME")
 # Records routed (and then encoded and written) at a time: bounds the memory a batch holds.
 CHUNK = 1 << 14
 
@@ -215,10 +225,12 @@ def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool
 
 
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,
-              fmt: str, seed: int | None, management: bool) -> None:
+              fmt: str, seed: int | None, management: bool,
+              key_options: tuple[str | None, str | None] = (None, None)) -> None:
     if fmt not in ("jsonl", "csv"):
         raise UsageError(f"--format {fmt!r}: batch output is jsonl or csv")
     routers = select_routers(cfg, state, router, seed)
+    apply_key_options(routers, *key_options)
     for r in routers:
         r.tracing = False
     loaded = load_keys(keys_file)
@@ -284,7 +296,7 @@ class JsonLinesWriter:
                 return
         pieces = json_line_pieces(head, *cols)
         for start in range(0, len(pieces), WRITE_PIECES):
-            self._sink.write("".join(pieces[start:start + WRITE_PIECES]))
+            self._sink.write(escape_lone_surrogates("".join(pieces[start:start + WRITE_PIECES])))
 
     def _binary_sink(self) -> BinaryIO | None:
         """The byte stream under the text sink, when writing UTF-8 there is writing the text: the sink
@@ -301,6 +313,29 @@ class JsonLinesWriter:
 
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+# A lone UTF-16 surrogate: Java strings (and so keys) may hold one, UTF-8 cannot. In a Python str a
+# valid pair is one character, so every char in this range is a lone surrogate.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its JSON escape (``\\ud800``, six characters):
+    inside a JSON string that is the same string; in CSV it is the text arouter writes for it."""
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class _SurrogateEscaping:
+    """A text sink that writes lone surrogates as JSON escapes (csv.writer writes through it)."""
+
+    def __init__(self, sink: TextIO) -> None:
+        self._sink = sink
+
+    def write(self, text: str) -> int:
+        return self._sink.write(escape_lone_surrogates(text))
 
 
 # json.dumps's encoder (ensure_ascii=False, otherwise the defaults) but with a raw newline between list
@@ -404,7 +439,8 @@ def _tail(key: tuple[object, object, object, object]) -> str:
 class CsvWriter:
     def __init__(self, sink: TextIO, with_router: bool) -> None:
         self._fields = (("router",) if with_router else ()) + FIELDS
-        self._csv = csv.writer(sink, lineterminator="\n")
+        # a lone surrogate (a Java string may hold one; UTF-8 cannot) is written as the six characters \udXXX
+        self._csv = csv.writer(_SurrogateEscaping(sink), lineterminator="\n")
         self._csv.writerow(self._fields)
         self._with_router = with_router
 
@@ -418,13 +454,16 @@ class CsvWriter:
 
 
 def _csv_value(value: object) -> object:
+    if isinstance(value, tuple):  # a roles list from JSON lines: its JSON array (role names may hold commas)
+        return json.dumps(list(value), ensure_ascii=False)
     return "" if value is None else str(value).lower() if isinstance(value, bool) else value
 
 
 def _csv_column(values: list[object]) -> list[object]:
-    """A column as csv.DictWriter rows would hold it: None as "", booleans lower-case."""
+    """A column as csv.DictWriter rows would hold it: None as "", booleans lower-case, a roles list
+    as its JSON array."""
     kinds = set(map(type, values))
-    if type(None) in kinds or any(issubclass(k, bool) for k in kinds):
+    if type(None) in kinds or any(issubclass(k, (bool, tuple)) for k in kinds):
         return list(map(_csv_value, values))
     return values
 

@@ -10,12 +10,14 @@ from rich.text import Text
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
-from ..routing.keys import KEY_TYPES, Connection, source_address
+from ..routing.keys import KEY_TYPES, Connection, role_list, sni_from_host, source_address
 from ..routing.router import OK, Router, RouteResult
 from ..routing.selection import select_routers
+from ..routing.sni import DEFAULT_SNI_ENCODING
 from ..routing.targets import TargetState
 from .checks import check_repeated_keys, key_notes
 from .common import stderr_console, stdout_console, warn
+from .key_options import apply as apply_key_options
 
 
 def _source(value: str) -> str:
@@ -27,7 +29,21 @@ def _source(value: str) -> str:
     return value
 
 
-def parse_connection(keys: list[str], roles: str | None) -> Connection:
+def _sni(host: str, encoding: str) -> str | None:
+    """What the broker reads for a client connecting to ``host`` (an empty name: no SNI at all)."""
+    if host == "":
+        return None
+    try:
+        return sni_from_host(host, encoding)
+    except UsageError as err:
+        raise UsageError(f"--key {err.message}") from None
+
+
+def parse_connection(keys: list[str], roles: str | None, role: list[str] | None = None,
+                     sni_encoding: str = DEFAULT_SNI_ENCODING) -> Connection:
+    """The connection ``--key``, ``--roles`` and ``--role`` describe. ``--role NAME`` (repeatable) is
+    one role each, taken as given; ``--roles`` and ``--key ROLE_NAME=`` are split at every comma and
+    nothing is trimmed (:func:`~artemis_routing_cli.routing.keys.role_list`)."""
     check_repeated_keys(keys)
     values: dict[str, str] = {}
     for item in keys:
@@ -38,25 +54,27 @@ def parse_connection(keys: list[str], roles: str | None) -> Connection:
         if kt not in KEY_TYPES:
             raise UsageError(f"--key {item!r}: unknown key type {name.strip()!r}; use one of {', '.join(KEY_TYPES)}")
         values[kt] = value
-    role_list: tuple[str, ...] = ()
-    if roles is not None:
-        role_list = tuple(r.strip() for r in roles.split(",") if r.strip())
-    elif "ROLE_NAME" in values:
-        role_list = tuple(r.strip() for r in values["ROLE_NAME"].split(",") if r.strip())
+    given = [x for x in (roles, values.get("ROLE_NAME")) if x is not None]
+    if len(given) + bool(role) > 1:
+        raise UsageError("give the roles once: --role NAME (repeat), --roles LIST or --key ROLE_NAME=LIST")
+    roles_given = tuple(role) if role else role_list(given[0] if given else None)
     return Connection(
         client_id=values.get("CLIENT_ID"),
         username=values.get("USER_NAME"),
-        sni_host=values.get("SNI_HOST"),
+        sni_host=_sni(values["SNI_HOST"], sni_encoding) if "SNI_HOST" in values else None,
+        sni_requested=values.get("SNI_HOST"),
         remote_address=_source(values["SOURCE_IP"]) if "SOURCE_IP" in values else None,
-        roles=role_list,
+        roles=roles_given,
     )
 
 
 def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: list[str], roles: str | None,
-            seed: int | None, explain: bool, management: bool, fmt: str) -> None:
+            seed: int | None, explain: bool, management: bool, fmt: str, role: list[str] | None = None,
+            key_options: tuple[str | None, str | None] = (None, None)) -> None:
     if fmt not in ("text", "json"):
         raise UsageError(f"--format {fmt!r}: choose text or json (jsonl and csv go with --keys-file)")
     routers = select_routers(cfg, state, router, seed)
+    encoding, version = apply_key_options(routers, *key_options)
     if management:
         if len(keys) != 1:
             raise UsageError("--management takes exactly one --key (its value is used as given)")
@@ -64,11 +82,11 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         results = [r.route_key(value) for r in routers]
         conn = None
     else:
-        if not keys and roles is None:
+        if not keys and roles is None and not role:
             raise UsageError("give the connection with --key TYPE=VALUE (e.g. --key CLIENT_ID=FOO1)")
-        conn = parse_connection(keys, roles)
+        conn = parse_connection(keys, roles, role, encoding)
         assumed = key_notes(routers, [*(k.partition("=")[0].strip().upper() for k in keys),
-                                      *(["ROLE_NAME"] if roles is not None else [])])
+                                      *(["ROLE_NAME"] if roles is not None or role else [])])
         results = [r.route(conn) for r in routers]
     warnings = [f"{r.name}: {w}" for r in routers for w in r.warnings]
     if not management:
@@ -81,10 +99,14 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
                 for r, res in zip(routers, results, strict=True)
             ],
             "warnings": warnings,
+            "assumed": {"broker_version": ".".join(map(str, version)), "sni_encoding": encoding},
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     _print_text(routers, results, warnings, explain)
+    if explain:
+        stdout_console().print(f"\nassumed: Artemis {'.'.join(map(str, version))} (--broker-version); SNI_HOST "
+                               f"names sent as a {encoding} client sends them (--sni-encoding)", highlight=False)
 
 
 def _conn_json(conn: Connection) -> dict[str, object]:
@@ -94,6 +116,7 @@ def _conn_json(conn: Connection) -> dict[str, object]:
         "sni_host": conn.sni_host,
         "remote_address": conn.remote_address,
         "roles": list(conn.roles),
+        "roles_in_broker_order": list(conn.broker_roles()),
     }
 
 

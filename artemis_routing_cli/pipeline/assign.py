@@ -28,7 +28,7 @@ from ..errors import UsageError
 from ..routing.batch import route_batch, vectorisable
 from ..routing.keys import NULL_KEY, RECORD_COLUMNS, Connection
 from ..routing.router import Router
-from .inputs import BAD, META_COLUMNS
+from .inputs import BAD, META_COLUMNS, list_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,14 +85,23 @@ def _strings(series: pd.Series) -> list[str | None]:
     return values
 
 
-def _inputs(router: Router, batch: pd.DataFrame) -> tuple[list, list[str | None]]:
+def _lists(values: list[str | None]) -> list[tuple[str, ...] | None]:
+    """A JSON list column's texts as tuples (the roles, each as given)."""
+    import json
+
+    return [None if v is None else tuple(json.loads(v)) for v in values]
+
+
+def _inputs(router: Router, batch: pd.DataFrame,
+            lists: frozenset[str] = frozenset()) -> tuple[list, list[str | None]]:
     """What route_batch takes: key strings (a ``key`` column) or one Connection per row; and per row,
-    why it is not a key (None for a key): a value the router cannot read, or a bad input row."""
+    why it is not a key (None for a key): a value the router cannot read, or a bad input row.
+    ``lists``: the columns holding a JSON list's text (inputs.LIST_MARK)."""
     from ..routing.keys import connection_from_record
 
     bad_input = _strings(batch[BAD]) if BAD in batch.columns else [None] * len(batch)
     if "key" in batch.columns:
-        keys = _strings(batch["key"])
+        keys = _lists(_strings(batch["key"])) if "key" in lists else _strings(batch["key"])
         if router.key_type != "SOURCE_IP":
             return keys, bad_input
         errors = list(bad_input)
@@ -103,7 +112,9 @@ def _inputs(router: Router, batch: pd.DataFrame) -> tuple[list, list[str | None]
                 except UsageError as exc:
                     errors[i] = exc.message
         return keys, errors
-    cols = {c: _strings(batch[c]) for c in batch.columns if c in RECORD_COLUMNS}
+    cols: dict[str, list] = {c: _strings(batch[c]) for c in batch.columns if c in RECORD_COLUMNS}
+    for c in lists & set(cols):
+        cols[c] = _lists(cols[c])
     names = list(cols)
     out: list[Connection] = []
     errors = list(bad_input)
@@ -146,7 +157,8 @@ def _route_good(router: Router, items: list, errors: list[str | None]):  # noqa:
 
 
 def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full: bool = True, *,
-                 indices: Sequence[int] | None = None, keep: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
+                 indices: Sequence[int] | None = None, keep: Sequence[str] = (),
+                 lists: frozenset[str] = frozenset()) -> Iterator[pd.DataFrame]:
     """mapInPandas body: every batch through every router (and its scenarios).
 
     Without ``full`` only the columns the summary counts leave the Python worker (less Arrow traffic),
@@ -158,7 +170,7 @@ def route_frames(jobs: Sequence[RouterJob], frames: Iterator[pd.DataFrame], full
             if indices is not None and i not in indices:
                 continue
             p = prefix(i)
-            items, errors = _inputs(job.router, batch)
+            items, errors = _inputs(job.router, batch, lists)
             res = _route_good(job.router, items, errors)
             out[f"{p}status"] = res.status
             out[f"{p}target"] = res.target
@@ -263,8 +275,10 @@ def _route(keys: DataFrame, jobs: Sequence[RouterJob], full: bool, engine: str,
         done = [n for i in on_jvm for n, _ in fields[i]] + [n for n, _ in flag]
         schema = ", ".join(f"`{n}` {t}" for n, t in inputs + [f for i in sorted(fields) for f in fields[i]])
 
+        lists = list_columns(keys)
+
         def run(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            return route_frames(job_list, frames, full, indices=in_pandas, keep=done)
+            return route_frames(job_list, frames, full, indices=in_pandas, keep=done, lists=lists)
 
         frame = frame.mapInPandas(run, schema)
     return frame.select(*[n for n, _ in inputs + [f for i in sorted(fields) for f in fields[i]]]), decoders

@@ -19,12 +19,19 @@ from .preflight import FORMATS, KeysInput, detect
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["BAD", "BLOCK", "FILE", "FORMATS", "META_COLUMNS", "ROW", "read_keys"]
+__all__ = ["BAD", "BLOCK", "FILE", "FORMATS", "LIST_MARK", "META_COLUMNS", "ROW", "list_columns", "read_keys"]
 ROW = "_row"  # increasing in file order within each block of a file (monotonically_increasing_id)
 FILE = "_file"  # the file a row came from
 BLOCK = "_block"  # the byte offset of the file split it was read in
 BAD = "_bad"  # why the row is not a key (null for a key): not a JSON object, invalid UTF-8
 META_COLUMNS = {ROW: "bigint", FILE: "string", BLOCK: "bigint", BAD: "string"}
+# Column metadata of a JSON list column (roles), carried as its JSON text
+LIST_MARK = "arouter_json_list"
+
+
+def list_columns(df: DataFrame) -> frozenset[str]:
+    """The columns that hold a JSON list's text (see :data:`LIST_MARK`)."""
+    return frozenset(f.name for f in df.schema.fields if f.metadata.get(LIST_MARK))
 
 
 def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput | None = None) -> DataFrame:
@@ -79,7 +86,11 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput 
             bad = F.when(F.col(f.name).isNotNull(), F.lit("not a JSON object")).otherwise(bad)
             continue
         if isinstance(f.dataType, ArrayType):
-            cols.append(F.array_join(F.col(f.name).cast("array<string>"), ",").alias(f.name))
+            if f.name not in ("roles", "key"):
+                raise UsageError(f"{f.name}: only roles (or a ROLE_NAME key) may be a list", file=path)
+            # one role per item, taken as given (a name may hold a comma), as simulate reads a JSON array:
+            # carried as its JSON text, marked so that the router reads it back as a list
+            cols.append(F.to_json(F.col(f.name).cast("array<string>")).alias(f.name, metadata={LIST_MARK: True}))
         elif kind == "csv":
             # An empty CSV field is the empty string (Python's csv), which Spark reads as null.
             cols.append(F.coalesce(F.col(f.name).cast("string"), F.lit("")).alias(f.name))

@@ -55,6 +55,8 @@ def uncovered(router: Router, columns: Sequence[str]) -> str | None:
         return "its answers depend on the order of keys"
     if router.key_type not in PLAIN_KEY_TYPES:
         return f"{router.key_type} keys are resolved in Python"
+    if router.key_type == "SNI_HOST":
+        return "SNI host names are encoded as the client sends them (routing/sni.py) in Python"
     if "key" not in columns and "source_ip" in columns:
         return "source_ip values are parsed in Python"
     if router.key_filter is not None and not java_is_blank(router.key_filter):

@@ -27,6 +27,7 @@ from .keys import (
     connection_from_record,
     key_filter_pattern,
     resolve_key,
+    sni_from_host,
     sni_host_key,
 )
 from .policies import (
@@ -185,7 +186,7 @@ def batch_router(router: Router, *, management: bool = False,
 def _conn_of(router: Router, item: str | Connection | None) -> Connection:
     if isinstance(item, Connection):
         return item
-    return connection_from_record(router.key_type, {"key": item})
+    return connection_from_record(router.key_type, {"key": item}, router.sni_encoding)
 
 
 def _scalar(router: Router, keys: BatchInput, management: bool) -> BatchResult:
@@ -221,8 +222,9 @@ def _resolve(router: Router, keys: BatchInput, management: bool) -> tuple[list[s
     plain = router.key_type in ("CLIENT_ID", "USER_NAME", "SNI_HOST")
     if plain and all(issubclass(t, str) for t in set(map(type, keys))):
         strings: list[str] = list(keys)  # type: ignore[arg-type]
-        if router.key_type == "SNI_HOST":
-            strings = [sni_host_key(k) for k in strings]
+        if router.key_type == "SNI_HOST":  # the host name, as the client sends it and Netty reads it
+            seen = {k: sni_host_key(sni_from_host(k, router.sni_encoding)) for k in set(strings)}
+            strings = list(map(seen.__getitem__, strings))
         out = _filtered(router.key_filter, strings)
         if router.key_type == "CLIENT_ID" and _any_starts_with(strings, INTERNAL_CLIENT_ID_PREFIX):
             for i, k in enumerate(strings):
@@ -240,8 +242,8 @@ def _resolve(router: Router, keys: BatchInput, management: bool) -> tuple[list[s
             if cid is not None and cid.startswith(INTERNAL_CLIENT_ID_PREFIX):
                 hit = (cid, True)
             else:
-                hit = (resolve_key(router.key_type, router.key_filter, conn, native=router.native_transport).key,
-                       False)
+                hit = (resolve_key(router.key_type, router.key_filter, conn, native=router.native_transport,
+                                   broker=router.broker_version).key, False)
             cache[item] = hit
         out.append(hit[0])
         internal[i] = hit[1]

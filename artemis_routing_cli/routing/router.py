@@ -14,9 +14,10 @@ from ..config.model import BrokerConfig, ConnectionRouter
 from ..errors import ConfigError
 from .cache import RouterCache, frozen_clock
 from .javaregex import JavaPattern, compile_java
-from .keys import INTERNAL_CLIENT_ID_PREFIX, KEY_TYPES, NULL_KEY, Connection, ResolvedKey, resolve_key
+from .keys import INTERNAL_CLIENT_ID_PREFIX, KEY_TYPES, NEWEST_BROKER, NULL_KEY, Connection, ResolvedKey, resolve_key
 from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
 from .pool import Pool, build_pool, local_target
+from .sni import DEFAULT_SNI_ENCODING
 from .targets import Target, TargetState
 
 OK = "OK"
@@ -84,6 +85,8 @@ class Router:
     tracing: bool = True
     deploy_notes: tuple[str, ...] = ()  # the broker's verdict beyond "deploys" (config.deploy_notes)
     native_transport: bool = True  # how the router's acceptors print IPv6 peers (keys.java_socket_address)
+    sni_encoding: str = DEFAULT_SNI_ENCODING  # how clients send an SNI_HOST given as a host name (routing/sni.py)
+    broker_version: tuple[int, int] = NEWEST_BROKER  # the Artemis version followed where versions differ
 
     @classmethod
     def from_config(
@@ -157,7 +160,8 @@ class Router:
                                                    "a router's own connection stays local"))
             return RouteResult(self.name, OK, self.local, conn.client_id, conn.client_id, conn.client_id,
                                True, "internal", tuple(trace or ()))
-        resolved = resolve_key(self.key_type, self.key_filter, conn, native=self.native_transport)
+        resolved = resolve_key(self.key_type, self.key_filter, conn, native=self.native_transport,
+                               broker=self.broker_version)
         if trace is not None:
             trace.append(TraceStep("key", f"{self.key_type} = {_show(resolved.raw)}; {resolved.note}"))
         return self._from_key(resolved, trace)

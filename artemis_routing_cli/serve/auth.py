@@ -10,8 +10,9 @@ Both files are read as ``java.util.Properties.load`` reads them (ISO-8859-1, ``#
 
 The order of a user's roles matters for key type ROLE_NAME (the first role wins, or the first
 the key-filter finds). The broker inverts the roles file into a ``HashMap<user, HashSet<role>>``
-while iterating the loaded ``Properties``, so a user's roles come out in Java ``HashSet`` order,
-not in file order; :func:`user_roles` reproduces that order.
+while iterating the loaded ``Properties``, and the login module and the Subject pass the roles
+through two more hash sets, so a user's roles come out in Java hash order, not in file order;
+:func:`user_roles` reproduces that order exactly (tests/routing/test_role_order_java.py).
 
 Passwords are only compared, never logged or kept in a repr.
 """
@@ -26,8 +27,7 @@ from pathlib import Path
 from ..config.model import BrokerConfig
 from ..config.nodes import first_descendant, java_bool, text_content
 from ..errors import UsageError
-from ..javastr import java_split
-from ..protocols.core_java import java_hashmap_order
+from ..javacollections import broker_role_order
 
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 
@@ -73,7 +73,8 @@ def _unescape(text: str) -> str:
             continue
         out.append(_ESCAPES.get(nxt, nxt))
         i += 2
-    return "".join(out)
+    # \uD83D\uDE00 are two Java chars that make one code point: Python holds it as one character
+    return "".join(out).encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
 
 
 def parse_properties(text: str) -> list[tuple[str, str]]:
@@ -135,14 +136,11 @@ def verify_password(stored: str, given: str) -> bool:
 
 
 def user_roles(role_lines: list[tuple[str, str]], user: str) -> tuple[str, ...]:
-    """The user's roles in the order the broker's login module hands them to the router.
-
-    The roles ``Properties`` iterate in hash order (approximated by a HashMap of the same keys);
-    each user's roles are gathered into a ``HashSet``, whose iteration order is returned.
-    """
-    members = dict(role_lines)
-    gathered = [role for role in java_hashmap_order(members) if user in java_split(members[role], ",")]
-    return tuple(java_hashmap_order(gathered))
+    """The user's roles in the order the broker's router walks them: the roles ``Properties``
+    (a ConcurrentHashMap), the user's ``HashSet``, the login module's ``HashSet<Principal>``, the
+    Subject's list and ``getPrincipals(RolePrincipal.class)`` (see
+    :func:`~artemis_routing_cli.javacollections.broker_role_order`)."""
+    return broker_role_order(role_lines, user).roles
 
 
 ROLES_NEED_USERS = ("--roles-file needs --users-file: the broker only knows a client's roles once it has "

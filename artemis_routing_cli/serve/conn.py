@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocols.websocket import CloseReceived, DataReceived, Event, PingReceived, WebSocketServer
-from ..routing.keys import java_socket_address
+from ..routing.keys import NEWEST_BROKER, java_socket_address
 from .amqp_settings import DEFAULT_AMQP, AmqpSettings
 from .auth import Authenticator, Identity
 from .decide import Decision, Peer, RouterService, route
@@ -30,9 +30,10 @@ from .metrics import Metrics
 from .monitor import PoolMonitor
 
 
-def peer_address(name: object, native: bool = True) -> str:
+def peer_address(name: object, native: bool = True, broker: tuple[int, int] = NEWEST_BROKER) -> str:
     """The transport's ``peername`` as the broker prints the socket address (``/10.0.0.1:5000``;
-    IPv6 as its acceptor's transport prints it, ``native`` or NIO: see ``java_socket_address``)."""
+    IPv6 as its acceptor's transport prints it, ``native`` or NIO, in Artemis ``broker``: see
+    ``java_socket_address``)."""
     if isinstance(name, tuple) and len(name) >= 2:
         host = name[0]
         if len(name) == 2:  # AF_INET: the kernel's dotted quad is already what Java prints
@@ -40,7 +41,8 @@ def peer_address(name: object, native: bool = True) -> str:
         # AF_INET6: (host, port, flowinfo, scope_id) on both loops; the scope is the tuple's number
         # (Python 3.7+ leaves "%scope" out of the host; never trust it to be there or not)
         scope_id = int(name[3]) if len(name) >= 4 else 0
-        return java_socket_address(str(host).partition("%")[0], int(name[1]), scope_id, native=native)
+        return java_socket_address(str(host).partition("%")[0], int(name[1]), scope_id, native=native,
+                                   broker=broker)
     return str(name)
 
 

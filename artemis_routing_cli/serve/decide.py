@@ -138,7 +138,8 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
                 protocol: str, *, client_id: str | None, username: str | None,
                 roles: tuple[str, ...] = ()) -> Decision:
     router = service.router
-    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None)
+    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None,
+                      roles_in_broker_order=True)
     result = router.route(conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
             and monitor.below_quorum(router)):

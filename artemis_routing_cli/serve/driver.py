@@ -33,7 +33,7 @@ from .tls import sni_host
 class Listener:
     """What every connection of one listener shares."""
 
-    __slots__ = ("spec", "name", "tls", "ssl_context", "native", "env", "limits", "open", "allowed", "loop",
+    __slots__ = ("spec", "name", "tls", "ssl_context", "native", "broker", "env", "limits", "open", "allowed", "loop",
                  "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines", "scratch")
 
     def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop,
@@ -43,6 +43,7 @@ class Listener:
         self.tls = spec.tls
         self.ssl_context = ssl_context  # for TLS after a PROXY header (else the server's own TLS)
         self.native = env.service.router.native_transport  # how the broker would print IPv6 peers
+        self.broker = env.service.router.broker_version  # ... in this Artemis version
         self.env = env
         self.limits = limits
         self.open = 0
@@ -109,7 +110,8 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         self._made = True
         sni = sni_host(transport.get_extra_info("ssl_object")) if listener.tls else None
         if self.proxied is None:
-            peer = Peer(listener.name, peer_address(transport.get_extra_info("peername"), listener.native), sni)
+            address = peer_address(transport.get_extra_info("peername"), listener.native, listener.broker)
+            peer = Peer(listener.name, address, sni)
         else:
             peer = Peer(listener.name, self.proxied[0], sni, self.proxied[1])
         self.peer = peer

@@ -40,7 +40,7 @@ def local_address(io: ConnIO, env: Env) -> str | None:
     name = io.transport.get_extra_info("sockname")
     if name is None:
         return None
-    address = peer_address(name, env.service.router.native_transport)
+    address = peer_address(name, env.service.router.native_transport, env.service.router.broker_version)
     return address[1:] if address.startswith("/") else address
 
 

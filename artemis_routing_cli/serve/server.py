@@ -20,6 +20,7 @@ from ..config.model import BrokerConfig
 from ..errors import UsageError
 from ..probe.jolokia import check_template
 from ..routing.cache import monotonic_ms
+from ..routing.keys import NEWEST_BROKER
 from ..routing.router import Router
 from ..routing.targets import TargetState
 from .amqp_settings import connection_ttl_override
@@ -70,6 +71,7 @@ class ServeOptions:
     checker: Checker | None = None  # None with monitor on: jolokia_checker with jolokia, else tcp_checker
     jolokia: str | None = None  # URL template of the targets' Jolokia (as ``arouter probe --jolokia``)
     seed: int | None = None
+    broker_version: tuple[int, int] = NEWEST_BROKER  # the Artemis version followed (SOURCE_IP of IPv6 peers)
 
 
 class Server:
@@ -92,6 +94,7 @@ class Server:
         for router_cfg in cfg.connection_routers:
             router = Router.from_config(cfg, router_cfg, options.state, seed=options.seed, clock=monotonic_ms)
             router.tracing = False
+            router.broker_version = options.broker_version
             service = RouterService(router, cfg, local)
             if router.cache is not None and router_cfg.cache is not None and router_cfg.cache.persisted \
                     and self.db is not None:

@@ -49,12 +49,15 @@ def test_fnv_vectors(text: str, expected: int) -> None:
 
 
 # What JDK 17 prints for the InetSocketAddress each transport makes of an accepted peer: Netty's
-# native epoll/kqueue transports give IPv6 addresses a scope id even when it is 0, the JDK's NIO
+# native epoll/kqueue transports up to Netty 4.1.111 (Artemis 2.35) give IPv6 addresses a scope id
+# even when it is 0, from 4.1.112 (Artemis 2.36) only link-local or scoped ones; the JDK's NIO
 # transport only a scope id above 0 (checked with a JDK 17 program: InetSocketAddress.toString()).
 @pytest.mark.parametrize(("host", "port", "scope", "native", "printed", "key"), [
     ("10.0.0.1", 12345, 0, True, "/10.0.0.1:12345", "10.0.0.1"),
     ("10.0.0.1", 12345, 0, False, "/10.0.0.1:12345", "10.0.0.1"),
-    ("::1", 5000, 0, True, "/[0:0:0:0:0:0:0:1%0]:5000", "[0:0:0:0:0:0:0:1%0]"),
+    ("::1", 5000, 0, True, "/[0:0:0:0:0:0:0:1]:5000", "[0:0:0:0:0:0:0:1]"),
+    ("fe80::1", 5000, 0, True, "/[fe80:0:0:0:0:0:0:1%0]:5000", "[fe80:0:0:0:0:0:0:1%0]"),
+    ("fe80::1", 5000, 0, False, "/[fe80:0:0:0:0:0:0:1]:5000", "[fe80:0:0:0:0:0:0:1]"),
     ("::1", 5000, 0, False, "/[0:0:0:0:0:0:0:1]:5000", "[0:0:0:0:0:0:0:1]"),
     ("fe80::1", 5000, 2, True, "/[fe80:0:0:0:0:0:0:1%2]:5000", "[fe80:0:0:0:0:0:0:1%2]"),
     ("fe80::1", 5000, 2, False, "/[fe80:0:0:0:0:0:0:1%2]:5000", "[fe80:0:0:0:0:0:0:1%2]"),
@@ -66,9 +69,22 @@ def test_source_ip_as_java_prints_it(host: str, port: int, scope: int, native: b
     assert source_ip_key(printed) == key
 
 
+@pytest.mark.parametrize(("host", "broker", "printed"), [
+    ("::1", (2, 35), "/[0:0:0:0:0:0:0:1%0]:5"), ("::1", (2, 36), "/[0:0:0:0:0:0:0:1]:5"),
+    ("2001:db8::1", (2, 21), "/[2001:db8:0:0:0:0:0:1%0]:5"), ("2001:db8::1", (2, 41), "/[2001:db8:0:0:0:0:0:1]:5"),
+    ("fe80::1", (2, 35), "/[fe80:0:0:0:0:0:0:1%0]:5"), ("fe80::1", (2, 36), "/[fe80:0:0:0:0:0:0:1%0]:5"),
+    ("febf::1", (2, 41), "/[febf:0:0:0:0:0:0:1%0]:5"), ("fec0::1", (2, 41), "/[fec0:0:0:0:0:0:0:1]:5"),
+    ("::1%3", (2, 41), "/[0:0:0:0:0:0:0:1%3]:5"),
+])
+def test_epoll_scope_follows_the_broker_version(host: str, broker: tuple[int, int], printed: str) -> None:
+    """Netty 4.1.112 (Artemis 2.36): epoll keeps a scope only for fe80::/10 or a scope that is not 0."""
+    assert java_socket_address(host, 5, native=True, broker=broker) == printed
+
+
 def test_user_given_source_addresses_print_per_transport() -> None:
     conn = Connection(remote_address="::1")
-    assert resolve_key("SOURCE_IP", None, conn).key == "[0:0:0:0:0:0:0:1%0]"
+    assert resolve_key("SOURCE_IP", None, conn).key == "[0:0:0:0:0:0:0:1]"
+    assert resolve_key("SOURCE_IP", None, conn, broker=(2, 35)).key == "[0:0:0:0:0:0:0:1%0]"
     assert resolve_key("SOURCE_IP", None, conn, native=False).key == "[0:0:0:0:0:0:0:1]"
     assert resolve_key("SOURCE_IP", None, Connection(remote_address="[fe80::1%3]:9")).key == "[fe80:0:0:0:0:0:0:1%3]"
     assert resolve_key("SOURCE_IP", None, Connection(remote_address="/[0:0:0:0:0:0:0:1]:5")).key == (
@@ -116,9 +132,14 @@ def test_a_key_filter_is_blank_as_java_s_string_isblank() -> None:
 
 
 def test_role_name_first_role_where_filter_finds() -> None:
-    conn = Connection(roles=("guest", "admin-eu", "admin-us"))
-    assert resolve_key("ROLE_NAME", None, conn).key == "guest"
+    # the broker walks the roles in Java HashSet order (tests/routing/test_role_order_java.py), not as listed:
+    # "admin-eu", "admin-us", "guest" here
+    conn = Connection(roles=("guest", "admin-us", "admin-eu"))
+    assert resolve_key("ROLE_NAME", None, conn).key == "admin-eu"
     assert resolve_key("ROLE_NAME", "admin-..", conn).key == "admin-eu"
+    assert resolve_key("ROLE_NAME", "[gu]+e", conn).key == "gue"
+    assert resolve_key("ROLE_NAME", None, Connection(roles=("guest", "admin-eu"), roles_in_broker_order=True)).key \
+        == "guest"
     assert resolve_key("ROLE_NAME", "^x", conn).key == "NULL"
     assert resolve_key("ROLE_NAME", None, Connection()).key == "NULL"
 
