@@ -129,6 +129,14 @@ def _parse(pattern: str) -> Result:
             pattern=pattern,
             hint="rewrite the pattern without it",
         ) from None
+    except RecursionError:
+        raise JavaRegexError(
+            f"Java regex of {len(pattern):,} characters nests its groups too deeply for arouter to check",
+            construct="nesting",
+            index=0,
+            pattern=pattern,
+            hint="nest fewer groups",
+        ) from None
 
 
 def check_java(pattern: str) -> tuple[str, ...]:
