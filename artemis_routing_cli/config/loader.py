@@ -16,6 +16,7 @@ declaration says and resolves against the file's own folder, which is what peopl
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import os
 import re
@@ -196,6 +197,18 @@ def parse_text(text: str, display: str) -> etree._ElementTree:
     return tree
 
 
+def _positions_of(text: str, offsets: list[int]) -> list[tuple[int, int]]:
+    """(line, column) of many offsets with one pass over ``text`` (a count per offset is quadratic)."""
+    if len(offsets) < 8:
+        return [_pos_of_offset(text, o) for o in offsets]
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    out = []
+    for o in offsets:
+        line = bisect.bisect_left(newlines, o)
+        out.append((line + 1, o - (newlines[line - 1] + 1 if line else 0) + 1))
+    return out
+
+
 def _pos_of_offset(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
@@ -210,7 +223,8 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     display, data, base_dir = read_source(path, stdin_bytes)
     text = decode(data, display)
     substituted, reps = substitute(text, lookup, file=display)
-    replacements = [(display, *_pos_of_offset(text, r.offset), r) for r in reps]
+    where = _positions_of(text, [r.offset for r in reps])
+    replacements = [(display, line, column, r) for (line, column), r in zip(where, reps, strict=True)]
     tree = parse_text(substituted, display)
     locator = Locator(display, substituted)
     included: list[str] = []
