@@ -25,6 +25,7 @@ class LintSettings:
     environ: Mapping[str, str] | None = None
     disabled: frozenset[str] = frozenset()  # rule ids
     severities: Mapping[str, Severity] = field(default_factory=dict)  # id -> severity override
+    show_values: bool = False  # quote values from the environment, properties and included files
 
 
 @dataclass
@@ -91,7 +92,11 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
         if override is not None and override != d.severity:
             d = Diagnostic(d.rule, override, d.category, d.message, d.file, d.line, d.column, d.section, d.hint)
         out.append(d)
-    return FileReport(doc.path, ordered(out))
+    from .redact import collect
+
+    secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of, doc.locator.main_file,
+                      show_values=settings.show_values)
+    return FileReport(doc.path, ordered(secrets.redact(out)))
 
 
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -33,6 +33,9 @@ def validate_command(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE (atomically)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: findings only, no summary."),
     docs_url: str = typer.Option(DEFAULT_DOCS_URL, "--docs-url", help="Base of rule help links in SARIF."),
+    show_values: bool = typer.Option(False, "--show-values",
+                                     help="Quote values from the environment, -D properties and included files "
+                                          "in findings (hidden by default; passwords always are)."),
     list_rules: bool = typer.Option(False, "--list-rules", help="List every rule and exit."),
 ) -> None:
     """Check broker.xml: the broker's schema for routing sections plus semantic rules with IDs."""
@@ -43,7 +46,8 @@ def validate_command(
         return
     opts = ValidateOptions(paths=tuple(paths or ()), fmt=fmt, strict=strict, fail_on=fail_on,
                            disable=tuple(disable or ()), properties=tuple(prop or ()), settings=settings,
-                           no_settings=no_settings, output=output, quiet=quiet, docs_url=docs_url)
+                           no_settings=no_settings, output=output, quiet=quiet, docs_url=docs_url,
+                           show_values=show_values)
     raise typer.Exit(run_validate(opts))
 
 

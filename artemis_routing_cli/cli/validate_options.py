@@ -34,6 +34,7 @@ class ValidateOptions:
     output: str | None = None
     quiet: bool = False
     docs_url: str = DEFAULT_DOCS_URL
+    show_values: bool = False
 
 
 # option spelling -> ValidateOptions field; keep in step with cli/validate.py (a test compares them)
@@ -46,7 +47,8 @@ _VALUE_OPTIONS = {
     "--output": "output", "-o": "output",
     "--docs-url": "docs_url",
 }
-_FLAG_OPTIONS = {"--strict": "strict", "--no-settings": "no_settings", "--quiet": "quiet", "-q": "quiet"}
+_FLAG_OPTIONS = {"--strict": "strict", "--no-settings": "no_settings", "--quiet": "quiet", "-q": "quiet",
+                 "--show-values": "show_values"}
 _REPEATED = frozenset({"disable", "properties"})
 
 

@@ -310,6 +310,7 @@ def _expand_includes(
         has_cdata[0] = has_cdata[0] or _CDATA in text
         if parse_mode == "text":
             check_xml_chars(text, shown)
+            locator.text_includes.append((shown, text))
             _replace_with(inc, [], text)
             continue
         if parse_mode != "xml":

@@ -117,6 +117,7 @@ class Locator:
         self._origin: dict[etree._Element, str] = {}
         self._tag_starts: dict[tuple[str, int], dict[str, list[int]]] = {}
         self._ranks: dict[etree._Element, int] | None = None
+        self.text_includes: list[tuple[str, str]] = []  # (file, text) of each <xi:include parse="text">
 
     def add_file(self, display: str, text: str) -> None:
         self._lines[display] = text.splitlines()
