@@ -22,6 +22,7 @@ and index.
 from __future__ import annotations
 
 import functools
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
     import regex
 
     from artemis_routing_cli.routing._javaregex_parser import Result
+
+# Seconds one find()/matches() may take before it raises TimeoutError; None (the default) is no limit.
+# ``serve`` sets it around its routing so one catastrophic pattern cannot stall its event loop.
+MATCH_TIMEOUT: ContextVar[float | None] = ContextVar("MATCH_TIMEOUT", default=None)
 
 __all__ = ["JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
 
@@ -102,12 +107,12 @@ class JavaPattern:
 
     def find(self, text: str) -> str | None:
         """``Matcher.find()`` from the start: group 0 of the first match, or None."""
-        m = self._regex().search(self._text(text))
+        m = self._regex().search(self._text(text), timeout=MATCH_TIMEOUT.get())
         return None if m is None else m.group(0)
 
     def matches(self, text: str) -> bool:
         """``Matcher.matches()``: does the whole text match."""
-        return self._regex().fullmatch(self._text(text)) is not None
+        return self._regex().fullmatch(self._text(text), timeout=MATCH_TIMEOUT.get()) is not None
 
 
 @functools.lru_cache(maxsize=512)
