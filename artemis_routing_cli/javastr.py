@@ -13,6 +13,25 @@ INT_MAX = 2**31 - 1
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
 
+# Digits past which an integer is out of every Java range: bounded_int stops reading there.
+_BOUNDED_DIGITS = 40
+
+
+def bounded_int(text: str) -> int:
+    """``int(text)`` for a decimal integer (optional sign), but a number of more than 40 digits
+    (out of every Java range anyway) comes back as ±10**40: Python refuses to convert more than
+    4,300 digits, and converting many is slow. Raises ValueError where ``int`` does."""
+    body = text.strip()
+    sign = -1 if body[:1] == "-" else 1
+    digits = body[1:] if body[:1] in "+-" else body
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > _BOUNDED_DIGITS:
+        if not digits.isdigit():
+            raise ValueError(f"invalid literal for int(): {text[:40]!r}")
+        return sign * 10**_BOUNDED_DIGITS
+    return int(text)
+
+
 # java.util.HashMap: initial table size 16, load factor 0.75, the table doubles when full.
 _HASHMAP_INITIAL_CAPACITY = 16
 _HASHMAP_LOAD_FACTOR = 0.75
@@ -96,9 +115,10 @@ def java_parse_integer(text: str | None, *, bits: int = 32, radix: int = 10) -> 
     """
     if text is None:
         return None
+    limit = 1 << (bits - 1)
     if radix == 10 and text.isascii() and text.isdigit():
-        number = int(text)
-        return number if number < 1 << (bits - 1) else None
+        number = bounded_int(text)
+        return number if number < limit else None
     body = text[1:] if text[:1] in ("+", "-") else text
     if not body:
         return None
@@ -107,10 +127,10 @@ def java_parse_integer(text: str | None, *, bits: int = 32, radix: int = 10) -> 
         digit = _java_digit(ch, radix)
         if digit < 0:
             return None
-        number = number * radix + digit
+        if number <= limit:  # past the limit the value no longer matters, only the digits' validity
+            number = number * radix + digit
     if text[:1] == "-":
         number = -number
-    limit = 1 << (bits - 1)
     return number if -limit <= number < limit else None
 
 

@@ -26,6 +26,7 @@ class LintSettings:
     environ: Mapping[str, str] | None = None
     disabled: frozenset[str] = frozenset()  # rule ids
     severities: Mapping[str, Severity] = field(default_factory=dict)  # id -> severity override
+    show_values: bool = False  # quote values from the environment, properties and included files
 
 
 @dataclass
@@ -102,7 +103,11 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
         if override is not None and override != d.severity:
             d = replace(d, severity=override)
         out.append(d)
-    return FileReport(doc.path, ordered(out), raw=raw)
+    from .redact import collect
+
+    secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of, doc.locator.main_file,
+                      show_values=settings.show_values)
+    return FileReport(doc.path, ordered(secrets.redact(out)), raw=raw)
 
 
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:

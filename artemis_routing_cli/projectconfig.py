@@ -13,6 +13,7 @@ Found by walking up from the current directory (the first file that has settings
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,10 @@ from typing import Any
 
 from .diagnostics import Severity
 from .errors import UsageError
+from .safeio import MAX_SMALL_FILE_BYTES, read_regular
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
+_DEEP = 64  # brackets open at once: where a nesting error is reported
 
 FILENAMES = (".arouter.toml", "pyproject.toml")
 
@@ -63,6 +68,21 @@ def load_project_config(path: str) -> ProjectConfig:
     return settings
 
 
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _deep_position(text: str) -> tuple[int, int]:
+    """Where brackets first nest more than a few dozen deep (strings not told apart): 1:1 if nowhere."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
+        if depth > _DEEP:
+            return _position(text, i)
+    return 1, 1
+
+
 def _severity(value: Any, where: str, path: Path) -> Severity:
     try:
         return Severity(str(value).lower())
@@ -72,12 +92,24 @@ def _severity(value: Any, where: str, path: Path) -> Severity:
 
 def _read(path: Path) -> ProjectConfig | None:
     tomllib = _toml()
+    raw = read_regular(str(path), limit=MAX_SMALL_FILE_BYTES, what="settings file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _position(raw.decode("utf-8", "replace"), exc.start)
+        raise UsageError("not valid UTF-8", file=str(path), line=line, column=column) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"not valid TOML: {exc}", file=str(path)) from None
+        m = _TOML_AT.search(str(exc))
+        line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
+        message = _TOML_AT.sub("", str(exc)).strip()
+        raise UsageError(f"not valid TOML: {message}", file=str(path), line=line, column=column) from None
+    except RecursionError:
+        line, column = _deep_position(text)
+        raise UsageError("not valid TOML: nested too deeply", file=str(path), line=line, column=column) from None
+    except ValueError as exc:  # e.g. an integer over Python's 4,300-digit limit
+        raise UsageError(f"not valid TOML: {str(exc)[:80]}", file=str(path), line=1, column=1) from None
     if path.name == "pyproject.toml":
         section = data.get("tool", {}).get("arouter")
         if section is None:

@@ -75,6 +75,9 @@ def serve_command(
                                                        "environment variable named by --management-password-env."),
     management_password_env: str = typer.Option(DEFAULT_PASSWORD_ENV, "--management-password-env", metavar="VAR",
                                                 help="Environment variable holding the management password."),
+    management_insecure: bool = typer.Option(False, "--management-insecure",
+                                             help="Allow --management on a non-loopback address without "
+                                                  "--management-user (logged as a warning)."),
     log_format: str = typer.Option("text", "--log-format", help="text or json (logs go to stderr)."),
     handshake_timeout: float = typer.Option(10.0, "--handshake-timeout", metavar="SECONDS",
                                             help="Close clients that have not been answered by then (an acceptor's "
@@ -128,6 +131,11 @@ def serve_command(
         if not password:
             raise UsageError(f"--management-user: set the password in the environment variable "
                              f"{management_password_env} (it is never taken on the command line)")
+    if management is not None:
+        from ..serve.listeners import parse_host_port
+        from ..serve.management import check_management_bind
+
+        check_management_bind(parse_host_port(management, "--management")[0], management_user, management_insecure)
     path = find_config(config)
     cfg = load_routable(path, define, ignore_invalid, "serve")
     state = state_from_options(node_id or [], down or [], connections or [], targets)
@@ -136,6 +144,7 @@ def serve_command(
         listen=listen or [], routers=router or [], bind_host=bind_host, local_target=local_target, state=state,
         tls_cert=tls_cert, tls_key=tls_key, users_file=users_file, roles_file=roles_file, data_dir=data_dir,
         management=management, management_user=management_user, management_password=password,
+        management_insecure=management_insecure,
         handshake_timeout=handshake_timeout, max_frame_size=max_frame_size, max_connections=max_connections,
         monitor=monitor, jolokia=jolokia, seed=seed, broker_version=version,
     )

@@ -33,6 +33,7 @@ from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.selection import select_routers
 from ..routing.targets import TargetState
+from ..safeio import MAX_KEYS_FILE_BYTES, JsonError, loads_json, read_regular
 from .common import stderr_console, warn
 from .key_options import apply as apply_key_options
 
@@ -42,10 +43,14 @@ PROGRESS_MIN_BYTES = 4 * 1024 * 1024
 
 
 def _csv_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]:
+    csv.field_size_limit(MAX_KEYS_FILE_BYTES)  # a field may be as long as the file (default: 128 KiB)
     reader = csv.DictReader(io.StringIO(data, newline=""))
-    _check_columns(path, reader.fieldnames or [])
-    for n, row in enumerate(reader, 2):
-        yield n, {k: v for k, v in row.items() if k is not None and v is not None}
+    try:
+        _check_columns(path, reader.fieldnames or [])
+        for n, row in enumerate(reader, 2):
+            yield n, {k: v for k, v in row.items() if k is not None and v is not None}
+    except csv.Error as exc:
+        raise UsageError(f"not valid CSV: {exc}", file=path, line=reader.line_num or 1, column=1) from None
 
 
 def _jsonl_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]:
@@ -53,9 +58,9 @@ def _jsonl_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"not valid JSON: {exc.msg}", file=path, line=n, column=exc.colno) from None
+            obj = loads_json(line)
+        except JsonError as exc:
+            raise UsageError(f"not valid JSON: {exc.msg}", file=path, line=n, column=exc.column) from None
         if not isinstance(obj, dict):
             raise UsageError("each line must be a JSON object", file=path, line=n, column=1)
         _check_columns(path, list(obj), line=n)
@@ -138,12 +143,7 @@ def _check_utf8(path: str, raw: bytes) -> None:
 
 
 def load_keys(path: str) -> KeysFile:
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UsageError("keys file not found", file=path) from None
-    except OSError as exc:
-        raise UsageError(f"cannot read keys file: {exc.strerror or exc}", file=path) from None
+    raw = read_regular(path, limit=MAX_KEYS_FILE_BYTES, what="keys file")
     suffix = Path(path).suffix.lower()
     reader = {".csv": _csv_records, ".jsonl": _jsonl_records, ".ndjson": _jsonl_records}.get(suffix)
     if reader is None:

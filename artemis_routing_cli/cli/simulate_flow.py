@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
@@ -51,13 +50,17 @@ def build_message(address: str, props: list[str], headers: list[str], routing_ty
     base_headers: dict[str, object] = {}
     rt = routing_type
     if message_file is not None:
+        from ..safeio import MAX_SMALL_FILE_BYTES, JsonError, loads_json, read_regular
+
+        raw = read_regular(message_file, limit=MAX_SMALL_FILE_BYTES, what="message file")
         try:
-            doc = json.loads(Path(message_file).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UsageError("message file not found", file=message_file) from None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"not valid JSON: {exc.msg}", file=message_file, line=exc.lineno,
-                             column=exc.colno) from None
+            doc = loads_json(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise UsageError("not valid UTF-8", file=message_file, line=raw.count(b"\n", 0, exc.start) + 1,
+                             column=1) from None
+        except JsonError as exc:
+            raise UsageError(f"not valid JSON: {exc.msg}", file=message_file, line=exc.line,
+                             column=exc.column) from None
         loaded = message_from_json(doc, address=address)
         base_props.update(loaded.properties)
         base_headers.update(loaded.headers)

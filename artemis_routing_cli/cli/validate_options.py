@@ -38,6 +38,7 @@ class ValidateOptions:
     output: str | None = None
     quiet: bool = False
     docs_url: str = DEFAULT_DOCS_URL
+    show_values: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("output", ("--output", "-o"), "value", "Write the report to FILE (atomically)."),
     Option("quiet", ("--quiet", "-q"), "flag", "Text format: findings only, no summary.", default=False),
     Option("docs_url", ("--docs-url",), "value", "Base of rule help links in SARIF.", default=DEFAULT_DOCS_URL),
+    Option("show_values", ("--show-values",), "flag",
+           "Quote values from the environment, -D properties and included files in findings "
+           "(hidden by default; passwords always are).", default=False),
     Option("list_rules", ("--list-rules",), "flag", "List every rule and exit.", default=False, fast=False),
 )
 

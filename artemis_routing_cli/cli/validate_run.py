@@ -11,6 +11,7 @@ import sys
 from ..diagnostics import Severity
 from ..errors import UsageError
 from ..outfile import atomic_text, write_text
+from ..safeio import MAX_CONFIG_BYTES
 from .common import colour_terminal, find_config, note, parse_properties
 from .validate_options import FORMATS, ValidateOptions
 
@@ -40,10 +41,11 @@ def run_validate(opts: ValidateOptions) -> int:
         severities[meta.id] = sev
     threshold = _threshold(opts.fail_on, opts.strict, project.fail_on)
     props = {**project.properties, **parse_properties(list(opts.properties))}
-    lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities)
+    lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
+                                 show_values=opts.show_values)
 
     targets = list(opts.paths) if opts.paths else [find_config(None)]
-    stdin_data = sys.stdin.buffer.read() if "-" in targets else None
+    stdin_data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1) if "-" in targets else None
     reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data) for p in targets]
 
     fatal = [r for r in reports if r.fatal is not None]

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..javastr import java_parse_integer, java_trim, java_utf8_decode
+from ..javastr import bounded_int, java_parse_integer, java_trim, java_utf8_decode
 
 # Character classes of the JDK's URI parser (RFC 2396 plus RFC 2732's brackets), written out.
 _DIGIT = "0123456789"
@@ -281,7 +281,7 @@ class _Parser:
                     raise _Fail("Malformed IPv4 address", p)
                 p += 1
             q = self.scan(p, m, DIGITS)
-            if q <= p or int(self.s[p:q]) > 255:
+            if q <= p or bounded_int(self.s[p:q]) > 255:
                 raise _Fail("Malformed IPv4 address", q if q <= p else p)
             p = q
         if q < m:
@@ -411,7 +411,7 @@ def _plain_host(host: str) -> bool:
     if _HOSTNAME.fullmatch(host):
         return True
     quad = _QUAD.fullmatch(host)
-    return quad is not None and all(int(part) <= 255 for part in quad.groups())
+    return quad is not None and all(bounded_int(part) <= 255 for part in quad.groups())
 
 
 def parse_java_uri(text: str) -> JavaUri:
@@ -420,7 +420,7 @@ def parse_java_uri(text: str) -> JavaUri:
     if m is not None and _plain_host(m.group(2)):
         host, port = m.group(2), m.group(3)
         authority = text[len(m.group(1)) + 3:m.end(3) if port is not None else m.end(2)]
-        return JavaUri(m.group(1), authority, None, host, int(port) if port else -1, "", m.group(4), None)
+        return JavaUri(m.group(1), authority, None, host, bounded_int(port) if port else -1, "", m.group(4), None)
     try:
         return _Parser(text).parse()
     except _Fail as exc:

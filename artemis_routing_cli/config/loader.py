@@ -16,6 +16,8 @@ declaration says and resolves against the file's own folder, which is what peopl
 
 from __future__ import annotations
 
+import bisect
+import codecs
 import os
 import re
 import sys
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..errors import ConfigError
+from ..errors import ArouterError, ConfigError
+from ..safeio import MAX_CONFIG_BYTES, read_regular
 from .gcpause import gc_paused
 from .masked import KEY_ENV, KEY_PROPERTY
 from .positions import Locator, Pos
@@ -39,9 +42,18 @@ XI_FALLBACK = f"{{{XI_NS}}}fallback"
 # Deeper XInclude nesting than this is certainly a mistake (the broker has no limit; a cycle
 # would overflow its stack).
 MAX_INCLUDE_DEPTH = 16
+# What one document may pull in through XInclude, all files together: a fan-out of includes
+# (8 per file, 7 levels deep) is a tree of millions of files without a loop.
+MAX_INCLUDES = 256
+MAX_INCLUDED_BYTES = 64 << 20
 
-_XML_DECL_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
-_XML_DECL = re.compile(r"^(\s*<\?xml[^>]*?)\s+encoding\s*=\s*[\"'][A-Za-z0-9._-]+[\"']")
+_XML_DECL_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)')")
+_XML_DECL = re.compile(r"^(\s*<\?xml[^>]*?)\s+encoding\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*')")
+# Python codecs no XML parser knows (and punycode decodes in quadratic time): refused by name.
+_NOT_XML_ENCODINGS = frozenset({"punycode", "idna", "unicode-escape", "raw-unicode-escape", "undefined",
+                                "utf-7", "mbcs", "oem"})
+# Characters XML 1.0 forbids (NUL, most C0 controls, U+FFFE/U+FFFF, lone surrogates).
+_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _ENTITY_DECL = re.compile(r"<!ENTITY", re.IGNORECASE)
 _CDATA = "<![CDATA["
 
@@ -97,17 +109,15 @@ class RawDocument:
 def read_source(path: str, stdin_bytes: bytes | None = None) -> tuple[str, bytes, Path]:
     """Return (display name, bytes, base directory) for a path or ``-`` (stdin)."""
     if path == "-":
-        data = stdin_bytes if stdin_bytes is not None else sys.stdin.buffer.read()
+        data = stdin_bytes if stdin_bytes is not None else sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"standard input is over arouter's limit of {MAX_CONFIG_BYTES:,} bytes",
+                              file="<stdin>")
         return "<stdin>", data, Path.cwd()
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError("file not found", file=path) from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a broker.xml file", file=path) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read file: {exc.strerror or exc}", file=path) from None
+    if p.is_dir():
+        raise ConfigError("is a directory, not a broker.xml file", file=path)
+    data = read_regular(path, limit=MAX_CONFIG_BYTES, what="file", error=ConfigError)
     return path, data, p.resolve().parent
 
 
@@ -119,7 +129,8 @@ def source_encoding(data: bytes) -> SourceEncoding:
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
         bom = "UTF-16"
     m = _XML_DECL_ENCODING.match(data)
-    return SourceEncoding(bom, m.group(1).decode("ascii") if m else None, data.isascii())
+    declared = (m.group(1) if m.group(1) is not None else m.group(2)).decode("latin-1") if m else None
+    return SourceEncoding(bom, declared, data.isascii())
 
 
 def decode(data: bytes, display: str) -> str:
@@ -130,17 +141,29 @@ def decode(data: bytes, display: str) -> str:
         encoding = "utf-16"
     else:
         m = _XML_DECL_ENCODING.match(data)
-        encoding = m.group(1).decode("ascii") if m else "utf-8"
+        encoding = (m.group(1) if m.group(1) is not None else m.group(2)).decode("latin-1") if m else "utf-8"
     try:
+        known = codecs.lookup(encoding)
+        if known.name in _NOT_XML_ENCODINGS or not getattr(known, "_is_text_encoding", True):
+            raise LookupError(encoding)
         text = data.decode(encoding)
-    except LookupError:
-        raise ConfigError(f"unknown encoding {encoding!r} in the XML declaration", file=display, line=1,
-                          column=1) from None
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ConfigError(f"not valid {encoding} text", file=display, line=line, column=col) from None
+    except (LookupError, ValueError, TypeError):  # UnicodeError is a ValueError
+        raise ConfigError(f"unknown encoding {encoding[:40]!r} in the XML declaration", file=display, line=1,
+                          column=1) from None
     return _XML_DECL.sub(r"\1", text, count=1)
+
+
+def check_xml_chars(text: str, display: str) -> None:
+    """A ConfigError at the first character XML forbids (lxml refuses to hold them)."""
+    m = _FORBIDDEN.search(text)
+    if m:
+        line, col = _pos_of_offset(text, m.start())
+        raise ConfigError(f"character U+{ord(m.group()):04X} is not allowed in XML", file=display, line=line,
+                          column=col)
 
 
 def _parser() -> etree.XMLParser:
@@ -168,6 +191,7 @@ def parse_text(text: str, display: str) -> etree._ElementTree:
             "attacks), and a broker.xml never needs them",
             file=display, line=line, column=col,
         )
+    check_xml_chars(text, display)
     try:
         tree = etree.ElementTree(etree.fromstring(text, _parser()))
     except etree.XMLSyntaxError as exc:
@@ -175,6 +199,18 @@ def parse_text(text: str, display: str) -> etree._ElementTree:
         msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200]
         raise ConfigError(f"malformed XML: {msg}", file=display, line=line or 1, column=max(col, 1)) from None
     return tree
+
+
+def _positions_of(text: str, offsets: list[int]) -> list[tuple[int, int]]:
+    """(line, column) of many offsets with one pass over ``text`` (a count per offset is quadratic)."""
+    if len(offsets) < 8:
+        return [_pos_of_offset(text, o) for o in offsets]
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    out = []
+    for o in offsets:
+        line = bisect.bisect_left(newlines, o)
+        out.append((line + 1, o - (newlines[line - 1] + 1 if line else 0) + 1))
+    return out
 
 
 def _pos_of_offset(text: str, offset: int) -> tuple[int, int]:
@@ -191,7 +227,8 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     display, data, base_dir = read_source(path, stdin_bytes)
     text = decode(data, display)
     substituted, reps = substitute(text, lookup, file=display)
-    replacements = [(display, *_pos_of_offset(text, r.offset), r) for r in reps]
+    where = _positions_of(text, [r.offset for r in reps])
+    replacements = [(display, line, column, r) for (line, column), r in zip(where, reps, strict=True)]
     tree = parse_text(substituted, display)
     locator = Locator(display, substituted)
     included: list[str] = []
@@ -199,7 +236,7 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     relative: list[RelativeInclude] = []
     has_cdata = [_CDATA in substituted]
     _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display], relative,
-                     has_cdata)
+                     has_cdata, [0])
     # Without included files, a "${" in the tree needs one in the text, a character reference
     # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
     if included or "${" in substituted or "&#" in substituted or has_cdata[0]:
@@ -232,6 +269,7 @@ def _expand_includes(
     stack: list[str],
     relative: list[RelativeInclude],
     has_cdata: list[bool],
+    budget: list[int],
 ) -> None:
     for inc in list(el.iter(XI_INCLUDE)):
         pos = locator.locate(inc)
@@ -255,20 +293,28 @@ def _expand_includes(
                               file=pos.file, line=pos.line, column=pos.column)
         if len(stack) > MAX_INCLUDE_DEPTH:
             raise ConfigError("<xi:include> nested too deeply", file=pos.file, line=pos.line, column=pos.column)
+        if len(included) >= MAX_INCLUDES:
+            raise ConfigError(f"<xi:include>: more than {MAX_INCLUDES} included files in one document",
+                              file=pos.file, line=pos.line, column=pos.column)
         try:
-            data = target.read_bytes()
-        except OSError as exc:
+            data = read_regular(str(target), limit=MAX_INCLUDED_BYTES - budget[0], what="file")
+        except ArouterError as exc:
             fallback = inc.find(XI_FALLBACK)
-            if fallback is not None:
+            if fallback is not None and exc.message.startswith(("file not found", "cannot read")):
                 _replace_with(inc, list(fallback), fallback.text)
                 continue
-            reason = "not found" if isinstance(exc, FileNotFoundError) else (exc.strerror or str(exc))
+            reason = "not found" if exc.message == "file not found" else exc.message.removeprefix("file ")
+            if "over arouter's limit" in reason:
+                reason = f"the included files are over arouter's limit of {MAX_INCLUDED_BYTES:,} bytes together"
             raise ConfigError(f"<xi:include href=\"{href}\">: {target}: {reason}",
                               file=pos.file, line=pos.line, column=pos.column) from None
+        budget[0] += len(data)
         text = decode(data, shown)
         included.append(shown)
         has_cdata[0] = has_cdata[0] or _CDATA in text
         if parse_mode == "text":
+            check_xml_chars(text, shown)
+            locator.text_includes.append((shown, text))
             _replace_with(inc, [], text)
             continue
         if parse_mode != "xml":
@@ -278,7 +324,7 @@ def _expand_includes(
         locator.add_file(shown, text)
         locator.mark(sub_root, shown)
         _expand_includes(sub_root, target.parent, shown, locator, lookup, replacements, included, [*stack, shown],
-                         relative, has_cdata)
+                         relative, has_cdata, budget)
         _replace_with(inc, [sub_root], None)
 
 
@@ -328,6 +374,7 @@ def _substitute_nodes(
             if "${" in value:
                 pos = pos or locator.locate(el)
                 new, reps = substitute(value, lookup, file=pos.file)
+                _check_value(new, reps, pos)
                 el.set(name, new)
                 replacements.extend((pos.file, pos.line, pos.column, r) for r in reps)
         for attr in ("text", "tail"):
@@ -335,5 +382,15 @@ def _substitute_nodes(
             if value and "${" in value:
                 pos = pos or locator.locate(el)
                 new, reps = substitute(value, lookup, file=pos.file)
+                _check_value(new, reps, pos)
                 setattr(el, attr, new)
                 replacements.extend((pos.file, pos.line, pos.column, r) for r in reps)
+
+
+def _check_value(new: str, reps: list[Replacement], pos: Pos) -> None:
+    """A substituted value lxml cannot hold (a control character from a property) is a ConfigError."""
+    m = _FORBIDDEN.search(new)
+    if m:
+        names = ", ".join(sorted({r.token for r in reps if _FORBIDDEN.search(r.value)})) or "a ${} value"
+        raise ConfigError(f"{names} holds character U+{ord(m.group()):04X}, which XML does not allow",
+                          file=pos.file, line=pos.line, column=pos.column)

@@ -196,10 +196,11 @@ _ENTITY_TEXT = {1: "&", 2: "<", 3: ">", 4: '"', 5: "'"}
 
 def _unescape(text: str) -> str:
     def one(m: re.Match[str]) -> str:
-        if m.group(6):
-            return chr(int(m.group(6)))
-        if m.group(7):
-            return chr(int(m.group(7), 16))
+        if m.group(6) or m.group(7):
+            code = int(m.group(6)[-8:]) if m.group(6) else int(m.group(7)[-8:], 16)
+            if len((m.group(6) or m.group(7)).lstrip("0")) > 7 or code > 0x10FFFF:
+                return m.group(0)  # no such character (the XML parser refused it already)
+            return chr(code)
         return _ENTITY_TEXT[m.lastindex or 1]
     return _ENTITY.sub(one, text) if "&" in text else text
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import FrozenInstanceError
-from functools import lru_cache
 
 from lxml import etree
 
@@ -116,6 +115,9 @@ class Locator:
         # lxml keeps one proxy per node while a Python reference exists, so holding the
         # elements here keeps identity lookups valid.
         self._origin: dict[etree._Element, str] = {}
+        self._tag_starts: dict[tuple[str, int], dict[str, list[int]]] = {}
+        self._ranks: dict[etree._Element, int] | None = None
+        self.text_includes: list[tuple[str, str]] = []  # (file, text) of each <xi:include parse="text">
 
     def add_file(self, display: str, text: str) -> None:
         self._lines[display] = text.splitlines()
@@ -149,10 +151,12 @@ class Locator:
         column = 1
         if text:
             raw_tag = el.tag
-            is_element = isinstance(raw_tag, str)
             idx = -1
-            if is_element:
-                idx = _start_tag_column(text, raw_tag.rpartition("}")[2], _same_line_rank(el, line))
+            if isinstance(raw_tag, str):
+                starts = self._starts(file, line, text).get(raw_tag.rpartition("}")[2])
+                if starts:
+                    rank = self._rank(el, file, line)
+                    idx = starts[rank] if rank < len(starts) else starts[0]
             else:
                 idx = text.find("<!--")
             if idx < 0:
@@ -160,38 +164,34 @@ class Locator:
             column = idx + 1
         return file, line, column
 
+    def _starts(self, file: str, line: int, text: str) -> dict[str, list[int]]:
+        """Where each start tag on one line begins, by local name (the line read once)."""
+        key = (file, line)
+        found = self._tag_starts.get(key)
+        if found is None:
+            found = {}
+            for m in _ANY_START_TAG.finditer(text):
+                found.setdefault(m.group(1), []).append(m.start())
+            self._tag_starts[key] = found
+        return found
 
-@lru_cache(maxsize=256)
-def _start_tag(tag: str) -> re.Pattern[str]:
-    """``<tag`` or ``<prefix:tag`` as a whole name (``<divert`` does not match ``<diverts``)."""
-    return re.compile(r"<(?:[A-Za-z_][\w.-]*:)?" + re.escape(tag) + r"(?=[\s/>]|$)")
+    def _rank(self, el: etree._Element, file: str, line: int) -> int:
+        """How many elements of ``el``'s tag start on its line (of its file) before it, in document order.
+
+        Worked out for the whole tree at once the first time a line holds more than one start tag:
+        one pass, however many positions are asked for."""
+        ranks = self._ranks
+        if ranks is None:
+            ranks = self._ranks = {}
+            counts: dict[tuple[str, int, str], int] = {}
+            for node in el.getroottree().getroot().iter(etree.Element):
+                k = (self.file_of(node), node.sourceline or 1, node.tag)
+                n = counts.get(k, 0)
+                if n:
+                    ranks[node] = n
+                counts[k] = n + 1
+        return ranks.get(el, 0)
 
 
-def _start_tag_column(text: str, tag: str, rank: int) -> int:
-    """Index of the ``rank``-th (0-based) start tag named ``tag`` in ``text``; -1 if absent
-    (then the first one, if any)."""
-    first = -1
-    for i, m in enumerate(_start_tag(tag).finditer(text)):
-        if i == 0:
-            first = m.start()
-        if i == rank:
-            return m.start()
-    return first
-
-
-def _same_line_rank(el: etree._Element, line: int) -> int:
-    """How many elements with the same tag start on ``line`` before ``el`` (in document order)."""
-    tag = el.tag
-    rank = 0
-    node = el
-    while True:
-        for sibling in node.itersiblings(preceding=True):
-            if sibling.tail and "\n" in sibling.tail:
-                break  # it ends on an earlier line, and so does everything before it
-            rank += sum(1 for d in sibling.iter(tag) if d.sourceline == line)
-        parent = node.getparent()
-        if parent is None or parent.sourceline != line:
-            return rank
-        if parent.tag == tag:
-            rank += 1
-        node = parent
+# ``<tag`` or ``<prefix:tag``: group 1 is the local name (``<divert`` is not ``<diverts``).
+_ANY_START_TAG = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?=[\s/>]|$)")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..javastr import LONG_MAX, java_parse_double, java_parse_int, java_parse_long
+from ..javastr import LONG_MAX, bounded_int, java_parse_double, java_parse_int, java_parse_long
 
 Number = int | float
 
@@ -120,7 +120,7 @@ def schema_accepts(row: Row, text: str) -> bool:
         if not _XSD_INTEGER.fullmatch(collapsed):
             return False
         limit = 1 << (_XSD_RANGE[row.xsd] - 1)
-        return -limit <= int(collapsed) < limit
+        return -limit <= bounded_int(collapsed) < limit
     if row.xsd == "double":
         return _XSD_DOUBLE.fullmatch(collapsed) is not None
     if row.xsd == "enum":
@@ -161,7 +161,7 @@ def judge(row: Row, text: str) -> tuple[Number | str | None, str | None]:
     value: Number | None
     limit = _INT_LIMITS.get(parse)
     if limit is not None and text.isascii() and text.isdigit():  # the everyday case, decided at once
-        value = int(text)
+        value = bounded_int(text)
         if value >= limit:
             value = None
     elif parse == "int":

@@ -18,6 +18,7 @@ import re
 import struct
 
 from ..errors import UsageError
+from ..javastr import bounded_int
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
@@ -231,16 +232,16 @@ def parse_typed_literal(text: str) -> object:
             return make_typed(name, float(literal))
         if not _INT_LITERAL.fullmatch(literal):
             raise UsageError(f"{name} value must be an integer, got {rest!r}")
-        return make_typed(name, int(literal))
+        return make_typed(name, bounded_int(literal))
     if len(stripped) >= 2 and stripped[0] == "'" and stripped[-1] == "'":
         return stripped[1:-1].replace("''", "'")
     lowered = stripped.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
     if _INT_LITERAL.fullmatch(stripped):
-        return normalize(int(stripped))
+        return normalize(bounded_int(stripped))
     if stripped[-1:] in ("l", "L") and _INT_LITERAL.fullmatch(stripped[:-1]):
-        return make_typed("long", int(stripped[:-1]))
+        return make_typed("long", bounded_int(stripped[:-1]))
     if stripped[-1:] in ("f", "F") and _FLOAT_LITERAL.fullmatch(stripped[:-1]):
         return JFloat.of(float(stripped[:-1]))
     if stripped[-1:] in ("d", "D") and _FLOAT_LITERAL.fullmatch(stripped[:-1]):

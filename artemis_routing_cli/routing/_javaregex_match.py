@@ -16,6 +16,7 @@ surrogates and for the constructs the translation cannot express.
 from __future__ import annotations
 
 import sys
+import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from artemis_routing_cli.routing import _javaregex_charset as cs
 from artemis_routing_cli.routing._javaregex_charset import CharSet
 from artemis_routing_cli.routing._javaregex_grapheme import next_boundary
+from artemis_routing_cli.routing._match_budget import MATCH_TIMEOUT
 
 Fn = Callable[["State", int], bool]
 
@@ -76,9 +78,11 @@ def to_text(us: list[int]) -> str:
 class State:
     """Matcher state: the text, group bounds, loop counters, and the step budget."""
 
-    __slots__ = ("s", "n", "groups", "locals", "last", "lb_to", "steps", "first")
+    __slots__ = ("s", "n", "groups", "locals", "last", "lb_to", "steps", "first", "deadline")
 
     def __init__(self, s: list[int], ngroups: int, nlocals: int) -> None:
+        budget = MATCH_TIMEOUT.get()
+        self.deadline = None if budget is None else time.monotonic() + budget
         self.s = s
         self.n = len(s)
         self.groups = [-1] * (2 * ngroups + 2)
@@ -110,6 +114,8 @@ class State:
         self.steps += 1
         if self.steps > STEP_LIMIT:
             raise TooComplex
+        if self.deadline is not None and not self.steps & 1023 and time.monotonic() > self.deadline:
+            raise TimeoutError("regex evaluation exceeded its time budget")
 
 
 def _accept(st: State, i: int) -> bool:

@@ -35,10 +35,15 @@ from artemis_routing_cli.errors import ArouterError
 from artemis_routing_cli.routing._javaregex_match import JavaThrows, Program, TooComplex, to_text, units
 from artemis_routing_cli.routing._javaregex_parser import Parser, SyntaxProblem, TranslationError
 
+from ._match_budget import MATCH_TIMEOUT
+
 if TYPE_CHECKING:
     import regex
 
     from artemis_routing_cli.routing._javaregex_parser import Result
+
+# Seconds one find()/matches() may take before it raises TimeoutError; None (the default) is no limit.
+# ``serve`` sets it around its routing so one catastrophic pattern cannot stall its event loop.
 
 __all__ = ["JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
 
@@ -120,7 +125,7 @@ class JavaPattern:
         inside a surrogate pair (the half is then a lone surrogate in the Python str).
         """
         if self.fast(text):
-            m = self._regex().search(text)
+            m = self._regex().search(text, timeout=MATCH_TIMEOUT.get())
             return None if m is None else m.group(0)
         span = self._engine("find", text)
         if span is None:
@@ -136,7 +141,7 @@ class JavaPattern:
     def matches(self, text: str) -> bool:
         """``Matcher.matches()``: does the whole text match."""
         if self.fast(text):
-            return self._regex().fullmatch(text) is not None
+            return self._regex().fullmatch(text, timeout=MATCH_TIMEOUT.get()) is not None
         return bool(self._engine("matches", text))
 
 
@@ -158,6 +163,14 @@ def _parse(pattern: str) -> Result:
             index=exc.index,
             pattern=pattern,
             hint="rewrite the pattern without it",
+        ) from None
+    except RecursionError:
+        raise JavaRegexError(
+            f"Java regex of {len(pattern):,} characters nests its groups too deeply for arouter to check",
+            construct="nesting",
+            index=0,
+            pattern=pattern,
+            hint="nest fewer groups",
         ) from None
 
 

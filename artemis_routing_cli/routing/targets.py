@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from ..errors import UsageError
+from ..safeio import MAX_SMALL_FILE_BYTES, JsonError, loads_json, read_regular
 
 TARGETS_FORMAT = "arouter-targets/1"
 LOCAL = "local"
@@ -124,14 +124,13 @@ def state_from_options(
 
 def read_targets_file(path: str) -> TargetState:
     """Read the JSON a ``arouter probe --save`` wrote."""
+    raw = read_regular(path, limit=MAX_SMALL_FILE_BYTES, what="targets file")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError("targets file not found", file=path) from None
-    except OSError as exc:
-        raise UsageError(f"cannot read targets file: {exc.strerror or exc}", file=path) from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno, column=exc.colno) from None
+        data = loads_json(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UsageError("not valid UTF-8", file=path, line=raw.count(b"\n", 0, exc.start) + 1, column=1) from None
+    except JsonError as exc:
+        raise UsageError(f"not valid JSON: {exc.msg}", file=path, line=exc.line, column=exc.column) from None
     if not isinstance(data, dict) or not isinstance(data.get("targets"), list):
         raise UsageError('expected an object with a "targets" list (as arouter probe --save writes)', file=path)
     known: list[Target] = []

@@ -84,10 +84,21 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         return
     # the others are skipped by the broker (AR206, AR202)
     deployed = [cc for cc in deployed_cluster_connections(ctx.config) if cc.uri is None]
-    includes = [_includes(cc.address) or [""] for cc in deployed]
-    for i, first in enumerate(deployed):
-        for j in range(i + 1, len(deployed)):
-            second = deployed[j]
+    # Cluster connections with the same <address> text are one group: one finding names them all
+    # (n copies would otherwise make n*(n-1)/2 findings).
+    groups: dict[str, list[ClusterConnection]] = {}
+    for cc in deployed:
+        groups.setdefault(cc.address, []).append(cc)
+    for members in groups.values():
+        own = _includes(members[0].address) or [""]
+        if len(members) > 1 and _overlap(members[0].address, own, members[0].address, own) is not None:
+            yield _same_address(ctx, members)
+    heads = [members[0] for members in groups.values()]
+    includes = [_includes(cc.address) or [""] for cc in heads]
+    for j, second in enumerate(heads):
+        # one finding per group: the first earlier group it overlaps
+        for i in range(j):
+            first = heads[i]
             witness = _overlap(first.address, includes[i], second.address, includes[j])
             if witness is None:
                 continue
@@ -96,6 +107,19 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                              f"cluster connections '{first.name}' ({_describe(first)}) and '{second.name}' "
                              f"({_describe(second)}) both carry {shown}: messages there are forwarded twice",
                              section=f"cluster-connection {second.name}")
+            break
+
+
+def _same_address(ctx: Context, members: list[ClusterConnection]) -> Diagnostic:
+    first, second = members[0], members[1]
+    names = f"'{first.name}' and '{second.name}'"
+    if len(members) > 2:
+        names = f"'{first.name}', '{second.name}' and {len(members) - 2:,} more"
+    what = f"address '{first.address}'" if first.address else "every address"
+    return ctx.report("AR601", second.pos,
+                      f"cluster connections {names} all carry {what}: messages there are forwarded "
+                      f"{'twice' if len(members) == 2 else f'{len(members):,} times'}",
+                      section=f"cluster-connection {second.name}")
 
 
 def _describe(cc: ClusterConnection) -> str:

@@ -21,6 +21,7 @@ from ..protocols.detect import UnexpectedProxyHeader, detect_on_acceptor, need_m
 from ..protocols.websocket import HttpRefused, Upgraded, WebSocketServer
 from . import amqp_session, core_session, mqtt_session, openwire_session
 from .conn import ConnIO, Env, HandshakeTimeout, Oversize
+from .decide import MatchBudgetExceeded
 from .listeners import ListenerSpec
 
 Session = Callable[[ConnIO, bytes, Env], Awaitable[None]]
@@ -90,6 +91,8 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
               "proxyProtocolEnabled=false (AMQ224152)", protocol)
     except ProtocolError as exc:
         _drop(io, env, spec, "malformed", str(exc), protocol)
+    except MatchBudgetExceeded as exc:
+        _drop(io, env, spec, "regex_budget", str(exc), protocol)
     except (ConnectionError, ssl.SSLError, OSError):
         if not io.answered:
             env.metrics.handshake_errors.inc(spec.name, "connection_lost")

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from ..config.model import BrokerConfig
 from ..javastr import java_hashmap_order
 from ..protocols.core_buffer import ParamValue, TransportConfig
+from ..routing.javaregex import MATCH_TIMEOUT
 from ..routing.keys import Connection
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router, RouteResult
 from ..routing.targets import Target
@@ -134,17 +135,45 @@ class Peer(NamedTuple):
         return address[1:] if address.startswith("/") else address
 
 
+# How long one regex evaluation (key-filter find, local-target-filter matches) may hold the event
+# loop: a catastrophic pattern set through management ((a|a)+b on a long key) would otherwise stall
+# every connection. A key whose evaluation runs out of it gets no answer: its connection is closed
+# and a warning names the router and the filter (the broker would keep that connection's thread
+# busy for as long as the pattern takes). Keys that finish within it are answered as the broker does.
+MATCH_BUDGET_SECONDS = 0.005
+
+
+class MatchBudgetExceeded(Exception):
+    """A routing regex ran out of :data:`MATCH_BUDGET_SECONDS` (the connection is closed, not answered)."""
+
+
+def route_within_budget(router: Router, conn: Connection) -> RouteResult:
+    """``router.route(conn)`` with every regex evaluation bounded by :data:`MATCH_BUDGET_SECONDS`."""
+    token = MATCH_TIMEOUT.set(MATCH_BUDGET_SECONDS)
+    try:
+        return router.route(conn)
+    except TimeoutError:
+        filters = [f"key-filter {router.key_filter!r}" if router.key_filter else "",
+                   f"local-target-filter {router.local_target_filter.source!r}"
+                   if router.local_target_filter is not None else ""]
+        raise MatchBudgetExceeded(
+            f"router {router.name}: evaluating {' / '.join(f for f in filters if f) or 'a filter'} took longer "
+            f"than {MATCH_BUDGET_SECONDS * 1000:g} ms for this key, the budget one regex gets") from None
+    finally:
+        MATCH_TIMEOUT.reset(token)
+
+
 async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, metrics: Metrics, peer: Peer,
                 protocol: str, *, client_id: str | None, username: str | None,
                 roles: tuple[str, ...] = ()) -> Decision:
     router = service.router
     conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None,
                       roles_in_broker_order=True)
-    result = router.route(conn)
+    result = route_within_budget(router, conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
             and monitor.below_quorum(router)):
         await _wait_like_the_pool(router, monitor, log, peer, result)
-        result = router.route(conn)  # the engine decides again on what the wait left
+        result = route_within_budget(router, conn)  # the engine decides again on what the wait left
     if service.store is not None:
         await service.store.flush()  # a cached target is on disk before the client hears of it
     decision = service.answer(result)

@@ -15,21 +15,26 @@ from __future__ import annotations
 import asyncio
 import base64
 import hmac
+import ipaddress
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ..errors import UsageError
+from ..safeio import JsonError, loads_json
 from .jolokia import RouterControl
 from .metrics import Metrics
 
 MAX_HEAD_BYTES = 16 * 1024  # request line + headers
 MAX_BODY_BYTES = 1024 * 1024
+MAX_BULK_REQUESTS = 1_000  # requests in one POSTed list
 READ_TIMEOUT = 10.0
 JOLOKIA_PREFIXES = ("/console/jolokia", "/jolokia")
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",
-            413: "Payload Too Large"}
+            408: "Request Timeout", 413: "Payload Too Large", 500: "Internal Server Error"}
 
 
 def split_jolokia_path(path: str) -> list[str]:
@@ -70,6 +75,30 @@ def request_from_path(rest: str) -> dict[str, Any]:
     return {"type": kind}
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (a literal loopback address or ``localhost``)."""
+    name = host.strip().strip("[]").lower()
+    if name in ("localhost", "localhost.localdomain", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False  # another host name: it may resolve to any interface
+
+
+def check_management_bind(host: str, user: str | None, insecure: bool) -> str | None:
+    """Refuse management on a non-loopback address without authentication (anyone who reaches it can
+    change the routers' filters); with ``--management-insecure`` the warning to log instead."""
+    if user is not None or is_loopback(host):
+        return None
+    if not insecure:
+        raise UsageError(f"--management on {host or 'every interface'} without --management-user: anyone who "
+                         "reaches it could change the routers' filters (use --management-user, a loopback "
+                         "address, or --management-insecure to allow it anyway)")
+    return (f"management on {host or 'every interface'} without authentication (--management-insecure): "
+            "anyone who reaches it can change the routers' filters")
+
+
 class ManagementServer:
     def __init__(self, control: RouterControl, metrics: Metrics, health: Callable[[], dict[str, Any]],
                  user: str | None = None, password: str | None = None) -> None:
@@ -82,11 +111,16 @@ class ManagementServer:
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             status, headers, body = await asyncio.wait_for(self._serve(reader), READ_TIMEOUT)
-        except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
-            status, headers, body = 400, {"Content-Type": "text/plain; charset=utf-8"}, b"bad request\n"
+        except asyncio.TimeoutError:
+            status, headers, body = _error(408, "java.io.IOException", "no complete request in time")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, UnicodeError):
+            status, headers, body = _error(400, "java.lang.IllegalArgumentException", "bad request")
         except (ConnectionError, OSError):
             writer.close()
             return
+        except Exception as exc:  # a bug of arouter's: still one JSON answer, and the loop goes on
+            status, headers, body = _error(500, "java.lang.IllegalStateException",
+                                           f"internal error: {type(exc).__name__}")
         head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}"]
         headers = {**headers, "Content-Length": str(len(body)), "Connection": "close"}
         head += [f"{k}: {v}" for k, v in headers.items()]
@@ -109,33 +143,41 @@ class ManagementServer:
             if ":" in line:
                 name, _, value = line.partition(":")
                 fields[name.strip().lower()] = value.strip()
-        length = int(fields.get("content-length", "0") or "0")
-        if length < 0 or length > MAX_BODY_BYTES:
-            return 413, {"Content-Type": "text/plain; charset=utf-8"}, b"request body too large\n"
+        declared = fields.get("content-length", "0").strip() or "0"
+        if not declared.isascii() or not declared.isdigit():
+            return _error(400, "java.lang.IllegalArgumentException", "bad Content-Length")
+        if len(declared) > 12 or int(declared) > MAX_BODY_BYTES:
+            return _error(413, "java.lang.IllegalArgumentException",
+                          f"request body over {MAX_BODY_BYTES:,} bytes")
+        length = int(declared)
         body = await reader.readexactly(length) if length else b""
         path = urlsplit(target).path
         if path == "/healthz":
             return _json(200, self.health())
         if not self._authorized(fields.get("authorization")):
-            return 401, {"WWW-Authenticate": 'Basic realm="arouter"', "Content-Type": "text/plain; charset=utf-8"}, \
-                b"authentication required\n"
+            status, headers, body = _error(401, "java.lang.SecurityException", "authentication required")
+            return status, {"WWW-Authenticate": 'Basic realm="arouter"', **headers}, body
         if path == "/metrics":
             return 200, {"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}, self.metrics.render().encode()
         prefix = next((p for p in JOLOKIA_PREFIXES if path == p or path.startswith(p + "/")), None)
         if prefix is None:
-            return 404, {"Content-Type": "text/plain; charset=utf-8"}, b"not found\n"
+            return _error(404, "java.lang.IllegalArgumentException", "not found")
         if method == "GET":
             return _json(200, self.control.answer(request_from_path(target.split("?", 1)[0][len(prefix):])))
         if method == "POST":
             try:
-                payload = json.loads(body.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                return _json(200, {"error_type": "java.lang.IllegalArgumentException",
-                                   "error": f"Invalid JSON request: {exc}", "status": 400})
+                payload = loads_json(body.decode("utf-8"))
+            except UnicodeDecodeError:
+                return _json(200, _invalid("not UTF-8"))
+            except JsonError as exc:
+                return _json(200, _invalid(f"{exc.msg} at line {exc.line}, column {exc.column}"))
             if isinstance(payload, list):
+                if len(payload) > MAX_BULK_REQUESTS:
+                    return _json(200, _invalid(f"more than {MAX_BULK_REQUESTS} requests in one list"))
                 return _json(200, [self.control.answer(item) for item in payload])
             return _json(200, self.control.answer(payload))
-        return 405, {"Allow": "GET, POST", "Content-Type": "text/plain; charset=utf-8"}, b"method not allowed\n"
+        status, headers, body = _error(405, "java.lang.UnsupportedOperationException", f"method {method[:20]}")
+        return status, {"Allow": "GET, POST", **headers}, body
 
     def _authorized(self, header: str | None) -> bool:
         if self.user is None:
@@ -153,6 +195,22 @@ class ManagementServer:
 
 def _json(status: int, payload: object) -> tuple[int, dict[str, str], bytes]:
     """Compact UTF-8 JSON, as Jolokia's JSONWriter writes it (a lone surrogate becomes ``?``, as
-    Java's UTF-8 encoder writes it)."""
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace")
-    return status, {"Content-Type": "application/json; charset=utf-8"}, body
+    Java's UTF-8 encoder writes it). Never anything but JSON: a value JSON cannot hold is an error."""
+    try:
+        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (ValueError, RecursionError):
+        return _error(500, "java.lang.IllegalStateException", "the answer cannot be written as JSON")
+    return status, {"Content-Type": "application/json; charset=utf-8"}, text.encode("utf-8", "replace")
+
+
+def _invalid(why: str) -> dict[str, Any]:
+    return {"error_type": "java.lang.IllegalArgumentException", "error": f"Invalid JSON request: {why}",
+            "status": 400, "timestamp": int(time.time())}
+
+
+def _error(status: int, error_type: str, message: str) -> tuple[int, dict[str, str], bytes]:
+    """Jolokia's error shape with the HTTP status ``status`` (also in the body)."""
+    body = {"error_type": error_type, "error": f"{error_type} : {message}", "status": status,
+            "timestamp": int(time.time())}
+    return status, {"Content-Type": "application/json; charset=utf-8"}, \
+        json.dumps(body, separators=(",", ":")).encode()

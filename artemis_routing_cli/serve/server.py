@@ -33,7 +33,7 @@ from .jolokia import RouterControl
 from .listeners import DEFAULT_BIND_HOST, ListenerSpec, parse_host_port, plan_listeners
 from .log import ServeLog
 from .loops import describe as describe_loop
-from .management import MAX_HEAD_BYTES, ManagementServer
+from .management import MAX_HEAD_BYTES, ManagementServer, check_management_bind
 from .metrics import Metrics
 from .monitor import Checker, PoolMonitor, jolokia_checker, tcp_checker
 from .proxy_gate import new_protocol
@@ -63,6 +63,7 @@ class ServeOptions:
     management: str | None = None  # HOST:PORT or PORT
     management_user: str | None = None
     management_password: str | None = field(default=None, repr=False)
+    management_insecure: bool = False  # allow a non-loopback management bind without authentication
     handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT
     max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
     max_connections: int = DEFAULT_MAX_CONNECTIONS
@@ -232,6 +233,9 @@ class Server:
 
     async def _start_management(self, where: str) -> None:
         host, port = parse_host_port(where, "--management")
+        warning = check_management_bind(host, self.options.management_user, self.options.management_insecure)
+        if warning is not None:
+            self.log.warning("management", warning)
         control = RouterControl(self.services, self.broker_name)
         mgmt = ManagementServer(control, self.metrics, self.health, self.options.management_user,
                                 self.options.management_password)

@@ -16,6 +16,7 @@ import math
 import re
 from decimal import Decimal
 
+from ...javastr import bounded_int
 from ..values import (
     INT_MAX,
     INT_MIN,
@@ -122,7 +123,7 @@ def parse_java_integer(text: str, k: int) -> object | None:
     """``Byte/Short/Integer/Long.valueOf(text)``; None where Java throws NumberFormatException."""
     if not _JAVA_INT.fullmatch(text):
         return None
-    value = int(text)
+    value = bounded_int(text)
     bits = _INT_BITS[k]
     if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
         return None

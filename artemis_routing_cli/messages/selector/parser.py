@@ -12,6 +12,7 @@ take string literals only, and ``IN`` needs a property on its left.
 
 from __future__ import annotations
 
+from ...javastr import bounded_int
 from ..values import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, JBigDecimal, JLong, wrap_int
 from . import nodes as n
 from .errors import FilterSyntaxError
@@ -294,7 +295,7 @@ class Parser:
         if tok.kind == FLOAT:
             return float(text)
         if tok.kind == DECIMAL:
-            return _narrow(int(text.rstrip("lL")))
+            return _narrow(bounded_int(text.rstrip("lL")))
         value = int(text[2:], 16) if tok.kind == HEX else int(text, 8)
         if value > LONG_MAX:
             raise self.fail(f"number {text} does not fit in a long", tok)

@@ -1,0 +1,129 @@
+"""Values that must not reach a report: from the environment, ``-D`` properties, included files, passwords.
+
+validate runs in CI on pull requests, whose logs anyone may read. A finding quotes a value only
+where it explains the finding; when that value came from an environment variable, a property or
+a file pulled in with ``<xi:include>``, the quote is replaced by where it came from
+(``<value of ${DB_HOST} from the environment>``) unless the user asks for values
+(``--show-values``). Passwords (elements and URL parameters whose name holds "password") are
+hidden always.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from lxml import etree
+
+from .diagnostics import Diagnostic
+
+# Quoted values in a message: 'text' or "text" (a long quote ends with "...").
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_URL_PASSWORD = re.compile(r"(?i)[a-z]*password=([^;&\s<>\"']+)")
+# Secrets shorter than this are hidden only where a quote is exactly them ('1', 'NIO' are common).
+_MIN_ANYWHERE = 6
+# Secrets looked for inside every message (the others only as whole quotes): bounds the work.
+_MAX_SCANNED = 2_000
+# A quote cut short ("...") is hidden when it is the start of a secret at least this long.
+_MIN_PREFIX = 8
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+
+
+@dataclass
+class Secrets:
+    """What must not be printed, each with the label shown in its place."""
+
+    values: dict[str, str] = field(default_factory=dict)  # value (as printed on one line) -> label
+    _long_cache: tuple[dict[str, str], list[tuple[str, str]]] | None = None
+
+    def add(self, value: str | None, label: str) -> None:
+        if value is None:
+            return
+        value = _one_line(value.strip())
+        if value and value not in self.values:
+            self.values[value] = label
+
+    def _long(self) -> list[tuple[str, str]]:
+        """Secrets long enough to be looked for inside text (the longest first, at most a few thousand)."""
+        if self._long_cache is None or len(self._long_cache[0]) != len(self.values):
+            found = sorted(((s, lb) for s, lb in self.values.items() if len(s) >= _MIN_ANYWHERE),
+                           key=lambda item: -len(item[0]))[:_MAX_SCANNED]
+            self._long_cache = (dict(self.values), found)
+        return self._long_cache[1]
+
+    def _label_for(self, quoted: str) -> str | None:
+        label = self.values.get(quoted)
+        if label is not None:
+            return label
+        cut = quoted[:-3] if quoted.endswith("...") else quoted[:-1] if quoted.endswith("\u2026") else None
+        for secret, label in self._long():
+            if cut is not None and len(cut) >= _MIN_PREFIX and secret.startswith(cut):
+                return label
+            if len(secret) >= _MIN_ANYWHERE and secret in quoted:
+                return label
+        return None
+
+    def redact_text(self, text: str) -> str:
+        if not self.values:
+            return text
+
+        def one(m: re.Match[str]) -> str:
+            quoted = m.group(1) if m.group(1) is not None else m.group(2)
+            label = self._label_for(quoted)
+            return m.group(0) if label is None else label
+
+        text = _QUOTED.sub(one, text)
+        for secret, label in self._long():
+            if secret in text:
+                text = text.replace(secret, label)
+        return text
+
+    def redact(self, diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+        out = []
+        for d in diags:
+            message = self.redact_text(d.message)
+            hint = self.redact_text(d.hint) if d.hint else d.hint
+            out.append(d if message == d.message and hint == d.hint else replace(d, message=message, hint=hint))
+        return out
+
+
+def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], included_texts: Iterable[tuple[str, str]],
+            file_of: object, main_file: str, *, show_values: bool) -> Secrets:
+    """The secrets of one loaded document (see the module docstring)."""
+    secrets = Secrets()
+    for el in root.iter(etree.Element):
+        name = etree.QName(el).localname.lower()
+        if "password" in name:
+            secrets.add(el.text, f"<{etree.QName(el).localname} hidden>")
+        for key, value in el.attrib.items():
+            if "password" in key.lower():
+                secrets.add(value, f"<{key} hidden>")
+        for text in (el.text, *el.attrib.values()):
+            for m in _URL_PASSWORD.finditer(text or ""):
+                secrets.add(m.group(1), "<password hidden>")
+    if show_values:
+        return secrets
+    for item in replacements:
+        rep = item[-1]
+        source = getattr(rep, "source", "")
+        if source in ("env", "property"):
+            where = "the environment" if source == "env" else "a property"
+            secrets.add(rep.value, f"<value of {rep.token} from {where}>")  # type: ignore[attr-defined]
+    for display, text in included_texts:
+        label = f"<text from {display}>"
+        secrets.add(text, label)
+        for line in text.splitlines():
+            if len(line.strip()) >= _MIN_ANYWHERE:
+                secrets.add(line, label)
+    for el in root.iter(etree.Element):
+        display = file_of(el)  # type: ignore[operator]
+        if display != main_file:
+            label = f"<value from {display}>"
+            secrets.add(el.text, label)
+            for value in el.attrib.values():
+                secrets.add(value, label)
+    return secrets
