@@ -1,0 +1,144 @@
+"""Real clients users have, many connections in a row against ``arouter serve``: every one of
+them must get its redirect (none lost to a TCP reset when serve closes).
+
+rhea and MQTT.js (npm, tests/js) run as Node programs; python-qpid-proton and paho-mqtt in process.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from artemis_routing_cli.protocols.amqp import AmqpClient, CloseReceived
+from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_311, MqttClient, parse_connack
+from artemis_routing_cli.routing.targets import state_from_options
+from tests.real_clients import node_script, run_json_lines
+
+from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
+
+pytestmark = pytest.mark.network
+
+IN_A_ROW = 50
+PINGREQ = b"\xc0\x00"
+AMQP_EMPTY_FRAME = b"\x00\x00\x00\x08\x02\x00\x00\x00"  # a heartbeat: an AMQP frame without a body
+ADDRESSES = {"target1": ("10.0.0.1", 61617), "target2": ("10.0.0.2", 61618)}
+
+
+def routed_targets(running, count: int) -> dict[str, tuple[str, int]]:
+    """Where serve sent each routing key, from its route log lines (each key once)."""
+    routes = running.routes()
+    assert len(routes) == count
+    return {line["key"]: ADDRESSES[line["target"]] for line in routes}
+
+
+@on_both_loops
+def test_rhea_gets_every_redirect_of_50_connections_in_a_row(serve):
+    """rhea opens a receiver and a sender at once (its Begin and Attach follow the Open unasked):
+    closing with those unread reset the connection and rhea lost the redirect in up to 44 of 50."""
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    outcomes = run_json_lines(node_script("rhea_redirects.js", "rhea") + ["127.0.0.1", str(running.port()),
+                                                                            str(IN_A_ROW)])
+    assert len(outcomes) == IN_A_ROW
+    lost = [o for o in outcomes if o.get("condition") != "amqp:connection:redirect"]
+    assert lost == []
+    targets = routed_targets(running, IN_A_ROW)
+    for outcome in outcomes:
+        host, port = targets[f"rhea-{outcome['index']}"]
+        assert outcome["info"] == {"network-host": host, "port": port}
+
+
+@on_both_loops
+@pytest.mark.parametrize("version", [5, 4])
+def test_mqtt_js_gets_every_redirect_of_50_connections_in_a_row(serve, version):
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    outcomes = run_json_lines(node_script("mqtt_redirects.js", "mqtt") + [
+        "127.0.0.1", str(running.port()), str(IN_A_ROW), str(version), f"mqttjs{version}"])
+    assert len(outcomes) == IN_A_ROW
+    assert [o for o in outcomes if o.get("connack") != 0x9C] == []
+    targets = routed_targets(running, IN_A_ROW)
+    for outcome in outcomes:
+        host, port = targets[f"mqttjs{version}-{outcome['index']}"]
+        # MQTT 5 carries the Server Reference; MQTT 3.1.1 has no properties, only 0x9C
+        assert outcome["serverReference"] == (f"{host}:{port}" if version == 5 else None)
+
+
+@on_both_loops
+def test_proton_with_links_gets_every_redirect_of_50_connections_in_a_row(serve):
+    pytest.importorskip("proton", reason="python-qpid-proton is not installed")
+    from .test_amqp import connect_with_links
+
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    conditions = [connect_with_links(running.port(), f"proton-{i}") for i in range(IN_A_ROW)]
+    targets = routed_targets(running, IN_A_ROW)
+    for i, condition in enumerate(conditions):
+        assert condition is not None and condition.name == "amqp:connection:redirect"
+        host, port = targets[f"proton-{i}"]
+        assert condition.info == {"network-host": host, "port": port}
+
+
+@on_both_loops
+def test_paho_gets_every_redirect_of_50_connections_in_a_row(serve):
+    pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
+    from .test_mqtt import mqtt5_connect, server_reference
+
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    answers = [mqtt5_connect(running.port(), f"paho-{i}") for i in range(IN_A_ROW)]
+    targets = routed_targets(running, IN_A_ROW)
+    for i, (rc, props) in enumerate(answers):
+        assert rc.value == 0x9C
+        host, port = targets[f"paho-{i}"]
+        assert server_reference(props) == f"{host}:{port}"
+
+
+def _send_behind(sock: socket.socket, data: bytes) -> threading.Thread:
+    """Send ``data`` from another thread (the server may stop reading; the sender gives up then)."""
+    def send() -> None:
+        try:
+            sock.sendall(data)
+        except OSError:
+            pass
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    return thread
+
+
+def _answer_and_end(port: int, first: bytes, behind: bytes) -> tuple[bytes, str]:
+    """Send ``first`` and, behind it, ``behind`` (bytes the server will not need); read until the
+    server ends the stream: (everything read, "eof" or the error that ended it)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD) as sock:
+        sock.sendall(first)
+        sender = _send_behind(sock, behind)
+        got = bytearray()
+        try:
+            while data := sock.recv(65536):
+                got += data
+            end = "eof"
+        except ConnectionResetError as exc:
+            end = type(exc).__name__
+        sender.join(HANG_GUARD)
+    return bytes(got), end
+
+
+#: Bytes a client may send after its handshake before it reads the answer; more than one read takes.
+BEHIND = 4 * 1024 * 1024
+
+
+@on_both_loops
+def test_mqtt_connack_ends_in_a_clean_close_not_a_reset_while_the_client_still_sends(serve):
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    connect = MqttClient(PROTOCOL_LEVEL_311).connect("pipelined")
+    got, end = _answer_and_end(running.port(), connect, PINGREQ * (BEHIND // len(PINGREQ)))
+    assert parse_connack(got, PROTOCOL_LEVEL_311).reason_code == 0x9C
+    assert end == "eof"
+
+
+@on_both_loops
+def test_amqp_close_ends_in_a_clean_close_not_a_reset_while_the_client_still_sends(serve):
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    client = AmqpClient("pipelined", mechanism=None)
+    got, end = _answer_and_end(running.port(), client.initiate(), AMQP_EMPTY_FRAME * (BEHIND // 8))
+    closes = [e for e in client.receive_data(got) if isinstance(e, CloseReceived)]
+    assert closes and closes[0].error.condition == "amqp:connection:redirect"
+    assert end == "eof"
