@@ -7,10 +7,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.peers import free_port
 
 JS_DIR = Path(__file__).parent / "js"
 NODE = shutil.which("node")
@@ -46,3 +51,68 @@ def run_json_lines(command: list[str]) -> list[dict]:
     done = subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD_SECONDS, check=False)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+# -- ActiveMQ Classic (Debian package activemq): a real OpenWire and MQTT 3.1.1 broker --------------------
+
+ACTIVEMQ_JAR = Path("/usr/share/activemq/bin/activemq.jar")
+#: The MQTT transport of the Debian broker needs these from /usr/share/java (libmqtt-client-java).
+ACTIVEMQ_MQTT_JARS = ("mqtt-client.jar", "hawtdispatch-transport.jar", "hawtdispatch.jar")
+JAVA = shutil.which("java")
+
+
+@dataclass
+class ActiveMQ:
+    openwire_port: int
+    mqtt_port: int
+    proc: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(HANG_GUARD_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def activemq_available() -> bool:
+    return (JAVA is not None and ACTIVEMQ_JAR.is_file()
+            and all((Path("/usr/share/java") / jar).is_file() for jar in ACTIVEMQ_MQTT_JARS))
+
+
+def start_activemq(base: Path) -> ActiveMQ:
+    """A non-persistent ActiveMQ Classic broker in ``base``, OpenWire and MQTT on 127.0.0.1 only;
+    ready once both ports accept connections (ActiveMQ binds them last)."""
+    need(activemq_available(), "ActiveMQ Classic (apt: activemq libmqtt-client-java) and java")
+    assert JAVA is not None
+    for sub in ("conf", "data", "lib"):
+        (base / sub).mkdir(parents=True, exist_ok=True)
+    for jar in ACTIVEMQ_MQTT_JARS:  # the broker's extension class path includes ACTIVEMQ_BASE/lib
+        link = base / "lib" / jar
+        if not link.exists():
+            link.symlink_to(Path("/usr/share/java") / jar)
+    openwire_port, mqtt_port = free_port(), free_port()
+    uri = (f"broker:(tcp://127.0.0.1:{openwire_port},mqtt://127.0.0.1:{mqtt_port})"
+           "?persistent=false&useJmx=false&brokerName=arouter-test")
+    proc = subprocess.Popen(
+        [JAVA, "-Xmx256m", "-Dactivemq.home=/usr/share/activemq", f"-Dactivemq.base={base}",
+         f"-Dactivemq.conf={base / 'conf'}", f"-Dactivemq.data={base / 'data'}", "-jar", str(ACTIVEMQ_JAR),
+         "start", uri],
+        cwd=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    waiting = [openwire_port, mqtt_port]
+    while waiting and time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", waiting[0]), timeout=1):
+                waiting.pop(0)
+        except OSError:
+            try:  # paced by the JVM: did it exit instead of starting?
+                code = proc.wait(0.2)
+            except subprocess.TimeoutExpired:
+                continue
+            raise RuntimeError(f"ActiveMQ exited with {code}") from None
+    if waiting:
+        proc.kill()
+        raise RuntimeError("ActiveMQ did not start listening")
+    return ActiveMQ(openwire_port, mqtt_port, proc)

@@ -33,7 +33,7 @@ from .log import ServeLog
 from .loops import describe as describe_loop
 from .management import MAX_HEAD_BYTES, ManagementServer
 from .metrics import Metrics
-from .monitor import Checker, PoolMonitor, jolokia_checker, tcp_checker
+from .monitor import Checker, PoolMonitor, readiness_checker
 from .store import CacheDatabase
 from .sweeper import sweep_forever
 from .tls import server_context
@@ -65,7 +65,7 @@ class ServeOptions:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     linger: float = DEFAULT_LINGER
     monitor: bool = True
-    checker: Checker | None = None  # None with monitor on: jolokia_checker with jolokia, else tcp_checker
+    checker: Checker | None = None  # None with monitor on: readiness_checker (with --jolokia when given)
     jolokia: str | None = None  # URL template of the targets' Jolokia (as ``arouter probe --jolokia``)
     seed: int | None = None
 
@@ -116,8 +116,7 @@ class Server:
             problem = check_template(options.jolokia)
             if problem:
                 raise UsageError(f"--jolokia {options.jolokia!r}: {problem}")
-            return jolokia_checker(self.cfg, options.jolokia)
-        return tcp_checker(self.cfg)
+        return readiness_checker(self.cfg, options.jolokia)
 
     def _open_db(self) -> CacheDatabase | None:
         persisted = [r.name for r in self.cfg.connection_routers if r.cache is not None and r.cache.persisted]
@@ -171,9 +170,10 @@ class Server:
         if not self.monitor.enabled:
             log.info("startup", "pool monitoring off: target readiness comes from --down/--targets")
         elif self.options.checker is None:
-            how = (f"CORE handshake + Jolokia {self.options.jolokia} (Active, NodeID, ConnectionCount)"
-                   if self.options.jolokia else "TCP connect, without the management API (--jolokia URL-TEMPLATE "
-                                                "to read Active, NodeID and ConnectionCount)")
+            how = ("the readiness check of 'arouter probe' (connection and auto handshake)"
+                   + (f" + Jolokia {self.options.jolokia} (Active, NodeID, ConnectionCount)" if self.options.jolokia
+                      else ", without the management API (--jolokia URL-TEMPLATE to read Active, NodeID and "
+                           "ConnectionCount)"))
             log.info("startup", f"pool monitoring: every check-period, {how}")
 
     async def start(self) -> None:
