@@ -151,9 +151,10 @@ class Server:
                 log.warning("startup", f"router {name}: {warning}")
             if router.pool is not None:
                 guessed = [t.name for t in router.pool.placeholders if not t.local]
-                if guessed and self.monitor.enabled and self.options.jolokia is not None:
-                    log.info("startup", f"router {name}: node ids of {', '.join(guessed)} will be read over "
-                                        "the management API (--jolokia)")
+                if guessed and self.monitor.enabled and self.options.checker is None:
+                    how = "over the management API (--jolokia)" if self.options.jolokia else "from their CORE topology"
+                    log.info("startup", f"router {name}: node ids of {', '.join(guessed)} will be read {how} by the "
+                                        "readiness check; until then their connector names stand in")
                 elif guessed and not any("node ids unknown" in w for w in router.warnings):
                     log.warning("startup", f"router {name}: node ids unknown for {', '.join(guessed)}: their connector "
                                            "names stand in (CORE redirects and CONSISTENT_HASH use node ids; "
