@@ -1,20 +1,22 @@
 """Real clients users have, many connections in a row against ``arouter serve``: every one of
 them must get its redirect (none lost to a TCP reset when serve closes).
 
-rhea and MQTT.js (npm, tests/js) run as Node programs; python-qpid-proton and paho-mqtt in process.
+rhea and MQTT.js (npm, tests/js) run as Node programs, the ActiveMQ Classic OpenWire client (Debian
+package activemq) as a Java program (tests/java); python-qpid-proton and paho-mqtt in process.
 """
 
 from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Iterator
 
 import pytest
 
 from artemis_routing_cli.protocols.amqp import AmqpClient, CloseReceived
 from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_311, MqttClient, parse_connack
 from artemis_routing_cli.routing.targets import state_from_options
-from tests.real_clients import node_script, run_json_lines
+from tests.real_clients import ActiveMQ, node_script, openwire_client, run_json_lines, start_activemq
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
 
@@ -142,3 +144,28 @@ def test_amqp_close_ends_in_a_clean_close_not_a_reset_while_the_client_still_sen
     closes = [e for e in client.receive_data(got) if isinstance(e, CloseReceived)]
     assert closes and closes[0].error.condition == "amqp:connection:redirect"
     assert end == "eof"
+
+
+@pytest.fixture(scope="module")
+def activemq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ActiveMQ]:
+    broker = start_activemq(tmp_path_factory.mktemp("activemq"))
+    yield broker
+    broker.stop()
+
+
+@on_both_loops
+def test_activemq_openwire_failover_client_follows_every_redirect_of_50_in_a_row(serve, activemq, tmp_path):
+    """The ActiveMQ Classic client with a failover: URL follows the ConnectionControl on its own and
+    ends up connected to the target, a real ActiveMQ broker (which serve's readiness check finds ready)."""
+    command = openwire_client(tmp_path)
+    running = serve(f"""
+      <connectors><connector name="classic">tcp://127.0.0.1:{activemq.openwire_port}</connector></connectors>
+      <connection-routers><connection-router name="r">
+        <key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>
+        <pool><quorum-timeout>20000</quorum-timeout>
+          <static-connectors><connector-ref>classic</connector-ref></static-connectors></pool>
+      </connection-router></connection-routers>""", routers=["r"], monitor=True)
+    outcomes = run_json_lines(command + ["127.0.0.1", str(running.port()), str(IN_A_ROW), "ow"])
+    assert [o["connected"] for o in outcomes] == [f"tcp://127.0.0.1:{activemq.openwire_port}"] * IN_A_ROW
+    # the failover transport may pick serve again from its list (randomize) and be redirected once more
+    assert {line["key"] for line in running.routes()} == {f"ow-{i}" for i in range(IN_A_ROW)}
