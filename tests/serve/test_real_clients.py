@@ -94,37 +94,25 @@ def test_paho_gets_every_redirect_of_50_connections_in_a_row(serve):
         assert server_reference(props) == f"{host}:{port}"
 
 
-def _send_behind(sock: socket.socket, data: bytes) -> threading.Thread:
-    """Send ``data`` from another thread (the server may stop reading; the sender gives up then)."""
-    def send() -> None:
-        try:
-            sock.sendall(data)
-        except OSError:
-            pass
-    thread = threading.Thread(target=send, daemon=True)
-    thread.start()
-    return thread
-
-
 def _answer_and_end(port: int, first: bytes, behind: bytes) -> tuple[bytes, str]:
-    """Send ``first`` and, behind it, ``behind`` (bytes the server will not need); read until the
-    server ends the stream: (everything read, "eof" or the error that ended it)."""
+    """As rhea does: send ``first`` and at once ``behind`` (bytes the server will not need), all of
+    it before reading anything, then end the stream and read until the server ends it: (everything
+    read, "eof", or the error that ended the exchange - a reset answers bytes sent to a closed socket
+    and destroys what the client had not read yet)."""
     with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD) as sock:
-        sock.sendall(first)
-        sender = _send_behind(sock, behind)
         got = bytearray()
         try:
+            sock.sendall(first + behind)
+            sock.shutdown(socket.SHUT_WR)
             while data := sock.recv(65536):
                 got += data
-            end = "eof"
-        except ConnectionResetError as exc:
-            end = type(exc).__name__
-        sender.join(HANG_GUARD)
-    return bytes(got), end
+        except OSError as exc:
+            return bytes(got), type(exc).__name__
+    return bytes(got), "eof"
 
 
 #: Bytes a client may send after its handshake before it reads the answer; more than one read takes.
-BEHIND = 4 * 1024 * 1024
+BEHIND = 16 * 1024 * 1024
 
 
 @on_both_loops
@@ -169,3 +157,28 @@ def test_activemq_openwire_failover_client_follows_every_redirect_of_50_in_a_row
     assert [o["connected"] for o in outcomes] == [f"tcp://127.0.0.1:{activemq.openwire_port}"] * IN_A_ROW
     # the failover transport may pick serve again from its list (randomize) and be redirected once more
     assert {line["key"] for line in running.routes()} == {f"ow-{i}" for i in range(IN_A_ROW)}
+
+
+@on_both_loops
+def test_mqtt_over_websocket_connack_ends_in_a_clean_close_while_the_client_still_sends(serve):
+    from artemis_routing_cli.protocols.websocket import BINARY, build_upgrade_request, client_frame, parse_frames
+
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    connect = MqttClient(PROTOCOL_LEVEL_311).connect("pipelined")
+    first = build_upgrade_request(subprotocols=["mqtt"]) + client_frame(BINARY, connect)
+    ping = client_frame(BINARY, PINGREQ)
+    got, end = _answer_and_end(running.port(), first, ping * (BEHIND // len(ping)))
+    head, _, rest = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101")
+    frames, _ = parse_frames(rest)
+    assert parse_connack(frames[0].payload, PROTOCOL_LEVEL_311).reason_code == 0x9C
+    assert end == "eof"
+
+
+@on_both_loops
+def test_an_http_refusal_ends_in_a_clean_close_while_the_client_still_sends(serve):
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    request = b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: activemq-remoting\r\n\r\n"
+    got, end = _answer_and_end(running.port(), request, b"x" * BEHIND)
+    assert got == b"HTTP/1.1 403 Forbidden\r\n\r\n"
+    assert end == "eof"
