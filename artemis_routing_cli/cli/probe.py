@@ -33,7 +33,8 @@ def probe_command(
     jolokia: Optional[str] = typer.Option(None, "--jolokia", metavar="URL-TEMPLATE",
                                           help="Jolokia of each target, e.g. "
                                                "http://{host}:8161/console/jolokia ({host}, {port}, {name})."),
-    protocol: str = typer.Option("auto", "--protocol", "-p", help="Handshake: auto, amqp, mqtt, core or none."),
+    protocol: str = typer.Option("auto", "--protocol", "-p",
+                                 help="Handshake: auto, amqp, mqtt, core, openwire or none."),
     cafile: Optional[str] = typer.Option(None, "--cafile", metavar="FILE", help="CA certificates (PEM) for TLS."),
     insecure: bool = typer.Option(False, "--insecure", "-k", help="Do not verify TLS certificates."),
     discovery_timeout: Optional[float] = typer.Option(

@@ -5,7 +5,11 @@
 * AMQP: SASL (PLAIN with the pool's username/password, else ANONYMOUS), then Open; the peer's
   Open gives its container id. A router that redirects answers Open with
   ``connection-establishment-failed`` and a Close: that is reported, and is not a success.
-* MQTT 5: CONNECT (with the pool's credentials) -> CONNACK; reason 0 is a success.
+* MQTT 5: CONNECT (with the pool's credentials) -> CONNACK; reason 0 is a success. A broker that
+  speaks only MQTT 3.1.1 (ActiveMQ Classic) answers 0x01 "unacceptable protocol version": the
+  handshake is tried again as MQTT 3.1.1 on a fresh connection (:class:`RetryAs`).
+* OpenWire: both sides send a WireFormatInfo at once; the peer's (magic ``ActiveMQ``) is the
+  handshake (ActiveMQ Classic and Artemis both send theirs unasked).
 
 Our client id / container id starts with ``$.artemis.internal.router.client.``, the prefix the
 broker's own router uses, so a redirecting acceptor keeps the probe on the broker it reached.
@@ -22,6 +26,7 @@ from ..errors import ProtocolError
 from ..protocols import amqp as amqp_codec
 from ..protocols import core as core_codec
 from ..protocols import mqtt as mqtt_codec
+from ..protocols import openwire as openwire_codec
 from .connect import Connection
 from .model import Credentials, Handshake
 
@@ -39,6 +44,15 @@ class HandshakeTimeout(Exception):
 
 class NotThisProtocol(Exception):
     """The peer hung up before saying anything in this protocol: ``auto`` tries the next one."""
+
+
+class RetryAs(Exception):
+    """The peer speaks the protocol, but another version of it: try ``protocol`` on a fresh
+    connection (the peer closes this one after its answer)."""
+
+    def __init__(self, protocol: str, why: str) -> None:
+        super().__init__(why)
+        self.protocol = protocol
 
 
 HandshakeFn = Callable[[Connection, Credentials, float, str], Awaitable[Handshake]]
@@ -148,8 +162,21 @@ async def amqp(conn: Connection, creds: Credentials, deadline: float, host: str)
                 return Handshake("amqp", False, detail)
 
 
+#: CONNACK return code of MQTT 3.x: "connection refused, unacceptable protocol version".
+UNACCEPTABLE_PROTOCOL_VERSION = 0x01
+
+
 async def mqtt(conn: Connection, creds: Credentials, deadline: float, host: str) -> Handshake:
-    client = mqtt_codec.MqttClient(mqtt_codec.PROTOCOL_LEVEL_5)
+    return await _mqtt(conn, creds, deadline, mqtt_codec.PROTOCOL_LEVEL_5)
+
+
+async def mqtt311(conn: Connection, creds: Credentials, deadline: float, host: str) -> Handshake:
+    return await _mqtt(conn, creds, deadline, mqtt_codec.PROTOCOL_LEVEL_311)
+
+
+async def _mqtt(conn: Connection, creds: Credentials, deadline: float, level: int) -> Handshake:
+    shown = "MQTT 5" if level == mqtt_codec.PROTOCOL_LEVEL_5 else "MQTT 3.1.1"
+    client = mqtt_codec.MqttClient(level)
     await _write(conn, client.connect(probe_client_id(), username=creds.username,
                                       password=creds.password if creds.username is not None else None))
     while True:
@@ -160,29 +187,57 @@ async def mqtt(conn: Connection, creds: Credentials, deadline: float, host: str)
             if isinstance(event, mqtt_codec.Connack):
                 if event.reason_code == mqtt_codec.SUCCESS:
                     await _write(conn, client.disconnect())
-                    return Handshake("mqtt", True, "CONNACK success (MQTT 5)")
-                detail = f"CONNACK {event.reason_code:#04x} {event.reason_name}"
+                    return Handshake("mqtt", True, f"CONNACK success ({shown})")
+                if event.reason_code == UNACCEPTABLE_PROTOCOL_VERSION and level == mqtt_codec.PROTOCOL_LEVEL_5:
+                    raise RetryAs("mqtt311", "CONNACK 0x01 unacceptable protocol version to MQTT 5")
+                reason = event.reason_name if level == mqtt_codec.PROTOCOL_LEVEL_5 else "refused"
+                detail = f"CONNACK {event.reason_code:#04x} {reason} ({shown})"
                 if event.server_reference:
                     detail += f" -> {event.server_reference}"
                 return Handshake("mqtt", False, detail)
 
 
-HANDSHAKES: dict[str, HandshakeFn] = {"core": core, "amqp": amqp, "mqtt": mqtt}
+async def openwire(conn: Connection, creds: Credentials, deadline: float, host: str) -> Handshake:
+    client = openwire_codec.OpenWireClient()
+    await _write(conn, client.handshake_bytes())
+    while True:
+        data = await _read(conn, deadline)
+        if not data:
+            raise NotThisProtocol("peer closed the connection without an OpenWire WireFormatInfo")
+        peer = client.receive_data(data)
+        if peer is not None:
+            provider = peer.properties.get("ProviderName")
+            version = peer.properties.get("ProviderVersion")
+            who = f"; {provider} {version}" if isinstance(provider, str) and isinstance(version, str) else ""
+            return Handshake("openwire", True, f"WireFormatInfo version {peer.version}{who}")
+
+
+HANDSHAKES: dict[str, HandshakeFn] = {"core": core, "amqp": amqp, "mqtt": mqtt, "openwire": openwire,
+                                      "mqtt311": mqtt311}
+
+
+#: What ``auto`` does after one handshake: stop (the answer is the verdict) or try the next protocol.
+STOP = "stop"
+NEXT = "next"
 
 
 async def run_handshake(
     fn: HandshakeFn, protocol: str, conn: Connection, creds: Credentials, deadline: float, host: str
-) -> tuple[Handshake, bool]:
-    """One handshake, never raising: the outcome, and whether ``auto`` should try another protocol
-    (the peer did not speak this one) or stop (it answered, refused, or went silent)."""
+) -> tuple[Handshake, str]:
+    """One handshake, never raising: the outcome, and what ``auto`` does next: :data:`STOP` (the
+    peer spoke this protocol: it answered or refused), :data:`NEXT` (it hung up, sent something
+    else, or stayed silent: it may speak another), or the name of a protocol to retry on a fresh
+    connection (:class:`RetryAs`)."""
     name = protocol.upper()
     try:
-        return await fn(conn, creds, deadline, host), False
+        return await fn(conn, creds, deadline, host), STOP
+    except RetryAs as exc:
+        return Handshake(protocol, False, str(exc)), exc.protocol
     except HandshakeTimeout:
-        return Handshake(protocol, False, f"no {name} answer before the timeout"), False
+        return Handshake(protocol, False, f"no {name} answer before the timeout"), NEXT
     except NotThisProtocol as exc:
-        return Handshake(protocol, False, str(exc)), True
+        return Handshake(protocol, False, str(exc)), NEXT
     except ProtocolError as exc:
-        return Handshake(protocol, False, f"peer does not speak {name}: {exc}"), True
+        return Handshake(protocol, False, f"peer does not speak {name}: {exc}"), NEXT
     except (ConnectionError, OSError) as exc:
-        return Handshake(protocol, False, f"connection lost during the {name} handshake ({exc})"), True
+        return Handshake(protocol, False, f"connection lost during the {name} handshake ({exc})"), NEXT

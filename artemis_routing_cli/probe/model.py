@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PROTOCOLS = ("auto", "amqp", "mqtt", "core", "none")
-#: ``--protocol auto`` tries these in order: CORE first (a connector URL is a CORE connector and
-#: the broker's own router talks CORE to its targets), then AMQP, then MQTT.
-AUTO_ORDER = ("core", "amqp", "mqtt")
+PROTOCOLS = ("auto", "amqp", "mqtt", "core", "openwire", "none")
+#: ``--protocol auto`` tries the protocols the connector URL's ``protocols=`` names first, then
+#: these in order: CORE (a connector URL is a CORE connector and the broker's own router talks
+#: CORE to its targets), AMQP, MQTT, OpenWire - each on a fresh connection, within the timeout.
+AUTO_ORDER = ("core", "amqp", "mqtt", "openwire")
+#: The broker's protocol names (``protocols=``) as handshakes.
+HANDSHAKE_OF = {"CORE": "core", "HORNETQ": "core", "AMQP": "amqp", "MQTT": "mqtt", "OPENWIRE": "openwire"}
 DEFAULT_TIMEOUT = 3.0
 #: ``--discovery-timeout`` defaults to the group's refresh-timeout, but never more than this.
 MAX_DEFAULT_DISCOVERY_SECONDS = 10.0
@@ -48,11 +51,16 @@ class Endpoint:
     trust_all: bool = False  # connector parameter trustAll
     node_id: str | None = None  # known from discovery
     local: bool = False
+    protocols: tuple[str, ...] = ()  # the URL's protocols= as handshakes ("mqtt", ...): tried first by auto
+
+    def auto_order(self) -> tuple[str, ...]:
+        """The handshakes ``auto`` tries on this endpoint, in order."""
+        return tuple(dict.fromkeys((*self.protocols, *AUTO_ORDER)))
 
     @property
-    def key(self) -> tuple[str, int, bool, str | None, bool, bool]:
+    def key(self) -> tuple[object, ...]:
         """Identity of the connection to open: two pools naming the same one share one probe."""
-        return (self.host, self.port, self.tls, self.sni_host, self.verify_host, self.trust_all)
+        return (self.host, self.port, self.tls, self.sni_host, self.verify_host, self.trust_all, self.protocols)
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,8 @@ class Check:
     handshake: Handshake | None = None
     management: Management | None = None
     error: str | None = None
+    handshake_ms: float | None = None  # from the first handshake byte to its outcome (all tries of auto)
+    verdict_ms: float | None = None  # from the start of the check to the verdict: connect, handshake(s)
 
 
 @dataclass(frozen=True)
@@ -143,6 +153,8 @@ class TargetResult:
             "node_id": self.node_id,
             "connection_count": self.connection_count,
             "latency_ms": round(c.latency_ms, 1) if c and c.latency_ms is not None else None,
+            "handshake_ms": round(c.handshake_ms, 1) if c and c.handshake_ms is not None else None,
+            "verdict_ms": round(c.verdict_ms, 1) if c and c.verdict_ms is not None else None,
             "error": self.error,
         }
 

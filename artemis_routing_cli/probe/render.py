@@ -41,6 +41,11 @@ def _handshake(t: TargetResult) -> str:
     return f"{h.protocol} {mark}"
 
 
+def _ms(value: float | None) -> str:
+    """The ``ms`` column: time to the verdict (connect and handshake; JSON has each apart)."""
+    return "-" if value is None else f"{value:.1f}"
+
+
 def _pool_table(pool: PoolResult) -> Table:
     state = "[green]ACTIVE[/]" if pool.active else "[red]INACTIVE[/]"
     title = (f"router {escape(pool.router)} ({escape(pool.source)} pool): {state} — "
@@ -54,7 +59,7 @@ def _pool_table(pool: PoolResult) -> Table:
             Text(t.endpoint.name), Text(_address(t)), _yes_no(c.reachable if c else None), _handshake(t),
             _yes_no(t.ready), Text(t.node_id or "-"),
             "-" if t.connection_count is None else str(t.connection_count),
-            "-" if c is None or c.latency_ms is None else f"{c.latency_ms:.1f}",
+            "-" if c is None else _ms(c.verdict_ms if c.verdict_ms is not None else c.latency_ms),
         )
     return table
 

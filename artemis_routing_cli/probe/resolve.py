@@ -19,7 +19,7 @@ from ..routing.pool import unreachable_reason
 from ..routing.targets import LOCAL
 from .broadcast import connector_flag, connector_host, connector_param, connector_port
 from .discovery import DiscoveredNode
-from .model import Credentials, Endpoint
+from .model import HANDSHAKE_OF, Credentials, Endpoint
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,17 @@ def endpoint_for_url(name: str, url: TransportUrl, source: str, *, local: bool =
         verify_host=java_parse_boolean(params.get("verifyHost")),  # Boolean.valueOf: not trimmed
         trust_all=java_parse_boolean(params.get("trustAll")),
         local=local,
+        protocols=_handshakes(url.param("protocols") or url.extra_props.get("protocols")
+                              or url.param("protocol") or url.extra_props.get("protocol")),
     )
+
+
+def _handshakes(value: str | None) -> tuple[str, ...]:
+    """``protocols=CORE,MQTT`` as the probe's handshakes, in order (names the probe has none for dropped)."""
+    if not value:
+        return ()
+    names = (HANDSHAKE_OF.get(name) for name in value.split(","))
+    return tuple(dict.fromkeys(n for n in names if n is not None))
 
 
 def endpoint_for_connector(connector: Connector, source: str) -> Endpoint:

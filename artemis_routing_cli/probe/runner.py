@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 
 from ..config.model import BrokerConfig, socket_host
 from ..routing.targets import Target
@@ -18,7 +19,6 @@ from . import http, jolokia, readiness
 from .connect import ConnectFailure, Connection, open_connection
 from .discovery import DiscoveryError, DiscoveryResult, listen
 from .model import (
-    AUTO_ORDER,
     MAX_DEFAULT_DISCOVERY_SECONDS,
     Check,
     Credentials,
@@ -35,15 +35,22 @@ from .resolve import DiscoverySpec, PoolPlan, endpoint_for_node, local_endpoint,
 
 async def _handshake(endpoint: Endpoint, first: Connection, creds: Credentials,
                      options: ProbeOptions) -> Handshake | None:
+    """The handshake of ``--protocol``; for ``auto`` each protocol the port may speak in turn
+    (:meth:`Endpoint.auto_order`), each on a fresh connection, until one answers - a success or a
+    refusal spoken in that protocol - or the timeout is spent. A peer that stays silent gets its
+    share of the time left, not all of it, so the protocols after it are still tried."""
     if options.protocol == "none":
         return None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + options.timeout
-    order = AUTO_ORDER if options.protocol == "auto" else (options.protocol,)
+    order = endpoint.auto_order() if options.protocol == "auto" else (options.protocol,)
     host = socket_host(endpoint.sni_host or endpoint.host)  # an IPv6 address without the broker's brackets
     failures: list[str] = []
+    results: list[Handshake] = []
     conn: Connection | None = first
-    for i, protocol in enumerate(order):
+    queue = list(order)
+    while queue:
+        protocol = queue.pop(0)
         if conn is None:
             try:
                 remaining = max(deadline - loop.time(), 0.001)
@@ -51,30 +58,43 @@ async def _handshake(endpoint: Endpoint, first: Connection, creds: Credentials,
             except ConnectFailure as exc:
                 failures.append(f"{protocol}: {exc}")
                 break
+        now = loop.time()
+        share = now + max(deadline - now, 0.0) / (len(queue) + 1)
         try:
-            result, try_next = await hs.run_handshake(hs.HANDSHAKES[protocol], protocol, conn, creds, deadline, host)
+            result, then = await hs.run_handshake(hs.HANDSHAKES[protocol], protocol, conn, creds, share, host)
         finally:
             if conn is not first:
                 await conn.close()
             conn = None
-        if result.ok or not try_next or len(order) == 1:
+        results.append(result)
+        if result.ok or then == hs.STOP:
             return result
+        if then != hs.NEXT:  # the same protocol in another version (MQTT 3.1.1), at once
+            queue.insert(0, then)
+            continue
         failures.append(f"{protocol}: {result.detail}")
-        if i == len(order) - 1:
+        if loop.time() >= deadline:
             break
+    if len(results) == 1 and not queue:
+        return results[0]
     return Handshake(options.protocol, False, "no protocol answered (" + "; ".join(failures) + ")")
 
 
 async def _connect_and_handshake(endpoint: Endpoint, creds: Credentials, options: ProbeOptions) -> Check:
+    started = time.perf_counter()
     try:
         conn = await open_connection(endpoint, options.timeout, cafile=options.cafile, insecure=options.insecure)
     except ConnectFailure as exc:
-        return Check(False, error=str(exc))
+        return Check(False, error=str(exc), verdict_ms=(time.perf_counter() - started) * 1000.0)
+    shaking = time.perf_counter()
     try:
         handshake = await _handshake(endpoint, conn, creds, options)
     finally:
         await conn.close()
-    return Check(True, conn.latency_ms, conn.tls, conn.sni, handshake)
+    done = time.perf_counter()
+    return Check(True, conn.latency_ms, conn.tls, conn.sni, handshake,
+                 handshake_ms=(done - shaking) * 1000.0 if handshake is not None else None,
+                 verdict_ms=(done - started) * 1000.0)
 
 
 async def read_management(endpoint: Endpoint, creds: Credentials, options: ProbeOptions) -> Management:
@@ -103,11 +123,12 @@ async def check_endpoint(endpoint: Endpoint, creds: Credentials, options: ProbeO
     creds = creds.usable()
     if options.jolokia is None:
         return await _connect_and_handshake(endpoint, creds, options)
+    started = time.perf_counter()
     check, management = await asyncio.gather(
         _connect_and_handshake(endpoint, creds, options), read_management(endpoint, creds, options)
     )
     return Check(check.reachable, check.latency_ms, check.tls, check.sni, check.handshake, management,
-                 check.error)
+                 check.error, check.handshake_ms, (time.perf_counter() - started) * 1000.0)
 
 
 def _discovery_seconds(spec: DiscoverySpec, options: ProbeOptions) -> float:
@@ -183,7 +204,7 @@ async def run_probe(config: BrokerConfig, options: ProbeOptions, router: str | N
     pools = []
     for plan, members, notes in layouts:
         checks = {id(e): tasks[k].result() for e, k in members if k is not None}
-        local_node = next((_node_id(e, checks[id(e)]) for e, k in members if e.local and k is not None), None)
+        local_node = next((node_id_of(e, checks[id(e)]) for e, k in members if e.local and k is not None), None)
         results = []
         for endpoint, key in members:
             if key is None:
@@ -198,7 +219,7 @@ async def run_probe(config: BrokerConfig, options: ProbeOptions, router: str | N
                 check, needs_connection_count=readiness.policy_needs_connection_count(plan.policy_name)
             )
             results.append(TargetResult(
-                endpoint, check, verdict.ready, verdict.reason, _node_id(endpoint, check),
+                endpoint, check, verdict.ready, verdict.reason, node_id_of(endpoint, check),
                 check.management.connection_count if check.management else None,
             ))
         pc = plan.router.pool
@@ -216,7 +237,7 @@ def _unprobed_local() -> Endpoint:
     return Endpoint(name="local", host="", port=0, source="local", local=True)
 
 
-def _node_id(endpoint: Endpoint, check: Check) -> str | None:
+def node_id_of(endpoint: Endpoint, check: Check) -> str | None:
     """Discovery gives the node id with the member; else the broker's NodeID; else CORE topology."""
     if endpoint.node_id:
         return endpoint.node_id

@@ -41,6 +41,7 @@ __all__ = [
     "MAX_FRAME_SIZE",
     "NOT_FAULT_TOLERANT_STOP_DELAY_MS",
     "ConnectionInfoReceived",
+    "OpenWireClient",
     "Event",
     "KeepAliveReceived",
     "OpenWireServer",
@@ -347,3 +348,38 @@ def _exception_command(connection: ConnectionInfoReceived, chain: Sequence[tuple
     if kind == ow.CONNECTION_ERROR:
         ow.write_bool(False, out, bs)  # connectionId == null
     return bytes((kind,)) + (bs.getvalue() if bs is not None else b"") + bytes(out)
+
+
+class OpenWireClient:
+    """A probe's half of the OpenWire handshake: both sides send a WireFormatInfo at once, and the
+    peer's (magic ``ActiveMQ``, loose-encoded with a size prefix) shows that it speaks OpenWire.
+    ActiveMQ Classic and Artemis both send theirs unasked, without waiting for the client's."""
+
+    def __init__(self, provider_version: str | None = "5.19.1") -> None:
+        self.preferred = server_wireformat(provider_version)
+        self.peer: ow.WireFormat | None = None
+        self._buf = bytearray()
+
+    def handshake_bytes(self) -> bytes:
+        return ow.size_prefixed(
+            bytes((ow.WIREFORMAT_INFO,)) + ow.encode_wireformat_info(self.preferred, tight=False)
+        )
+
+    def receive_data(self, data: bytes) -> ow.WireFormat | None:
+        """The peer's WireFormatInfo once it has arrived whole (None until then); anything else
+        first raises :class:`ProtocolError` (the peer does not speak OpenWire)."""
+        if self.peer is not None:
+            return self.peer
+        self._buf += data
+        if len(self._buf) < 4:
+            return None
+        (size,) = struct.unpack_from(">i", self._buf)
+        if size < 1 or size > MAX_FRAME_SIZE:
+            raise ProtocolError(f"not an OpenWire frame (size {size})")
+        if len(self._buf) >= 5 and self._buf[4] != ow.WIREFORMAT_INFO:
+            raise ProtocolError(f"OpenWire peer sent command type {self._buf[4]} before its WireFormatInfo")
+        if len(self._buf) < 4 + size:
+            return None
+        data_in = ow.Input(bytes(self._buf[5 : 4 + size]))
+        self.peer = ow.decode_wireformat_info(data_in, tight=False)
+        return self.peer

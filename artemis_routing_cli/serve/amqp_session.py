@@ -27,9 +27,11 @@ from __future__ import annotations
 from collections import deque
 from functools import lru_cache
 
+from ..errors import ProtocolError
 from ..protocols.amqp import (
     SASL_HEADER,
     AmqpServer,
+    CloseReceived,
     ErrorCondition,
     OpenReceived,
     ProtocolHeaderReceived,
@@ -97,12 +99,29 @@ async def run(io: ConnIO, first: bytes, env: Env) -> None:
                 pending.extend(server.receive_data(b""))
             elif isinstance(event, OpenReceived):
                 await _open(io, server, event, identity, sasl_user, env)
-                return  # the broker closes its side after the Close
+                if not io.shut_write():  # TLS: no half-close, so wait for the client's Close first
+                    await _until_client_close(io, server)
+                return  # then the connection closes (cleanly: see connection._close_cleanly)
         io.write(server.data_to_send())
         data = await io.read()
         if not data:
             return
         pending.extend(server.receive_data(data))
+
+
+async def _until_client_close(io: ConnIO, server: AmqpServer) -> None:
+    """Read what the client sent behind its Open (Begin, Attach, ...) and its answering Close,
+    discarding it: the client's Close ends the AMQP connection, after it the socket can go without
+    a reset destroying our Close (see ``connection._close_cleanly``; over TLS this is all there is)."""
+    try:
+        while True:
+            data = await io.read()
+            if not data:
+                return
+            if any(isinstance(event, CloseReceived) for event in server.receive_data(data)):
+                return
+    except ProtocolError:
+        return  # nothing more to understand; the rest is discarded by the clean close
 
 
 async def _open(io: ConnIO, server: AmqpServer, event: OpenReceived, identity: Identity | None,

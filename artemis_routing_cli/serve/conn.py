@@ -83,7 +83,7 @@ class ConnIO:
     """
 
     __slots__ = ("transport", "peer", "budget", "received", "answered", "expired", "idle_limit", "ws", "_out",
-                 "_chunks", "_eof", "_paused", "_ws_data", "_ws_closed")
+                 "_chunks", "_eof", "_paused", "_ws_data", "_ws_closed", "shut")
 
     transport: asyncio.Transport
     peer: Peer
@@ -99,6 +99,7 @@ class ConnIO:
         self._chunks: list[bytes] = []
         self._eof = False
         self._paused = False
+        self.shut = False  # our side of the stream is ended (shut_write)
 
     # -- the protocol side ------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -113,6 +114,11 @@ class ConnIO:
 
     def feed_eof(self) -> None:
         self._eof = True
+
+    @property
+    def peer_closed(self) -> bool:
+        """The client has closed its side and every byte it sent has been read."""
+        return self._eof and not self._chunks
 
     @property
     def readable(self) -> bool:
@@ -196,6 +202,37 @@ class ConnIO:
             if not self.transport.is_closing():
                 self.transport.write(out[0] if len(out) == 1 else b"".join(out))
             out.clear()
+
+    def shut_write(self) -> bool:
+        """The answer is out and the session over: send what is queued and end our side of the stream
+        (a TCP half-close, FIN), so the client reads every byte of the answer and then the end; False
+        when the transport cannot half-close (TLS: closing it sends close_notify instead)."""
+        if self.shut:
+            return True
+        self.flush()
+        self.budget = None  # from now on the client's bytes are read only to be discarded
+        transport = self.transport
+        if transport.is_closing() or not transport.can_write_eof():
+            return False
+        try:
+            transport.write_eof()
+        except (OSError, RuntimeError):
+            return False
+        self.shut = True
+        return True
+
+    async def discard_until_eof(self) -> None:
+        """Read and drop whatever the client still sends (raw bytes, past any WebSocket framing)
+        until it closes or the deadline passes: a socket closed with unread bytes in its kernel
+        buffer is answered with a TCP reset, and a reset may destroy the answer before the client
+        has read it."""
+        self._ws_data_clear()
+        while await self._read():
+            pass
+
+    def _ws_data_clear(self) -> None:
+        if self.ws is not None:
+            self._ws_data.clear()
 
     def mark_answered(self, linger: float, idle_limit: float | None = None) -> None:
         """The routing answer is out: from now on the session only waits for the client to go

@@ -56,6 +56,7 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
         if detected is None:  # HTTP: a WebSocket upgrade, or closed with the broker's answer
             protocol = "http"
             if not await _upgrade(io, env, spec, head):
+                await _close_cleanly(io)  # a refused request: its answer must not be lost to a reset
                 return
             protocol = "websocket"
             head = await _first_bytes(io)
@@ -75,6 +76,7 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
                   protocol)
             return
         await session(io, head, env)  # returns when the broker would close (CORE: when the client does)
+        await _close_cleanly(io)
     except HandshakeTimeout:
         if not io.answered:
             _drop(io, env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
@@ -96,6 +98,24 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
     except (ConnectionError, ssl.SSLError, OSError):
         if not io.answered:
             env.metrics.handshake_errors.inc(spec.name, "connection_lost")
+
+
+async def _close_cleanly(io: ConnIO) -> None:
+    """After the last answer (redirect or refusal): end our side of the stream and read, discarding,
+    until the client closes its side or the deadline passes (after an answer ``linger``), then the
+    driver closes the socket. Closing at once while the client's own frames (an AMQP Begin and
+    Attach sent behind the Open, an MQTT SUBSCRIBE behind the CONNECT) sit unread makes the kernel
+    answer with a reset, and the client may lose the answer it had not read yet. Over TLS, where a
+    half-close cannot be sent, closing the transport sends close_notify and asyncio's TLS layer
+    reads on until the peer answers it."""
+    if io.peer_closed:
+        return  # the client has closed already: nothing can be left unread
+    if not io.shut_write():
+        return
+    try:
+        await io.discard_until_eof()
+    except (HandshakeTimeout, ConnectionError, OSError):
+        pass
 
 
 async def _first_bytes(io: ConnIO) -> bytes:

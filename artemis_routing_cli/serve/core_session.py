@@ -26,6 +26,7 @@ from ..protocols.core import DEFAULT_CONNECTION_TTL, CoreServer, CreateSessionRe
 from ..protocols.core_buffer import UnencodableParameter
 from .amqp_settings import NO_TTL_OVERRIDE
 from .conn import ConnIO, Env
+from .decide import Decision
 
 HORNETQ_PROLOGUE = b"HORNETQ"  # HornetQProtocolManager.handshake skips it
 
@@ -96,12 +97,19 @@ async def _session(io: ConnIO, server: CoreServer, event: CreateSessionReceived,
         io.write(server.refuse("REFUSED_USE_ANOTHER"))
         io.mark_answered(env.linger, ttl.idle_limit(env.linger))
         return
+    if not event.v2 and env.service.router.key_type == "CLIENT_ID":
+        env.log.info("handshake", f"{io.peer.remote_address} [{protocol}]: CREATESESSION without a client id "
+                                  f"(version {event.version} sent the old packet: it had not read the topology, "
+                                  "whose server version selects CREATESESSION_V2): the CLIENT_ID key is NULL, "
+                                  "as in the broker",
+                     remote=io.peer.remote_address, client_version=event.version, reason="no_client_id")
     decision = await env.route(io.peer, protocol, client_id=event.client_id,
                                username=identity.user if identity else event.username,
                                roles=identity.roles if identity else ())
     if decision.redirect:
         assert decision.host is not None and decision.port is not None and decision.connector is not None
         connector = decision.connector
+        _say_guessed_node_ids(io, env, decision, protocol)
         try:
             answer = server.redirect(decision.node_id or "", connector.name, decision.host, decision.port,
                                      connector.params, extra_props=connector.extra_props,
@@ -118,3 +126,25 @@ async def _session(io: ConnIO, server: CoreServer, event: CreateSessionReceived,
     else:
         io.write(server.refuse(decision.status))
     io.mark_answered(env.linger, ttl.idle_limit(env.linger))
+
+
+def _say_guessed_node_ids(io: ConnIO, env: Env, decision: Decision, protocol: str) -> None:
+    """DISCONNECT_V3 carries this broker's node id and the target's, as the broker sends them
+    (``RemotingConnection.disconnect(REDIRECT, target.getNodeID(), connector)``); the client marks
+    the first down in its topology. serve uses the ids given (``--node-id``, ``--targets``) or read
+    by the readiness check (CORE topology, management API); where it has none it sends the name
+    standing in for it, and says so in the log once per id."""
+    service = env.service
+    local = service.router.local
+    guesses = []
+    if not local.node_id_known and "\0own" not in service.guesses_logged:
+        service.guesses_logged.add("\0own")
+        guesses.append(f"this broker's own node id is unknown: {local.node_id!r} stands in (--node-id local=UUID)")
+    name = decision.connector_name or "?"
+    if not decision.node_id_known and name not in service.guesses_logged:
+        service.guesses_logged.add(name)
+        guesses.append(f"the node id of target {name} is unknown: {decision.node_id!r} stands in (--node-id "
+                       f"{name}=UUID, --targets, or a readiness check that reads it)")
+    for guess in guesses:
+        env.log.warning("node-id", f"{io.peer.remote_address} [{protocol}]: CORE redirect: {guess}",
+                        remote=io.peer.remote_address, router=env.router_name, guess=True)

@@ -34,6 +34,7 @@ class Decision:
     connector_name: str | None = None
     connector: TransportConfig | None = None
     note: str = ""
+    node_id_known: bool = True  # False: node_id is a placeholder (the target's name), not its real id
     #: how the route log line shows it: "TARGET (HOST:PORT, node ID)", or "STATUS (note)"
     shown: str = field(init=False, repr=False, compare=False)
 
@@ -62,6 +63,8 @@ class RouterService:
     # readiness or address changes make a new one)
     _answers: dict[str, tuple[Target, Decision]] = field(default_factory=dict, init=False, repr=False)
     _refusals: dict[str, Decision] = field(default_factory=dict, init=False, repr=False)
+    #: placeholder node ids already reported in the log (CORE redirects carry node ids)
+    guesses_logged: set[str] = field(default_factory=set, init=False, repr=False)
 
     def answer(self, result: RouteResult) -> Decision:
         target = result.target
@@ -83,11 +86,13 @@ class RouterService:
             if self.local_target is None:
                 return Decision(REFUSED_USE_ANOTHER, note="local target: no --local-target, refused")
             host, port = self.local_target
-            return Decision(OK, host, port, target.node_id, "local", self.connector_config("local", host, port))
+            return Decision(OK, host, port, target.node_id, "local", self.connector_config("local", host, port),
+                            node_id_known=target.node_id_known)
         if target.host is None or target.port is None:
             return Decision(REFUSED_UNAVAILABLE, note=f"target {target.name} has no known address")
         return Decision(OK, target.host, target.port, target.node_id, target.name,
-                        self.connector_config(target.name, target.host, target.port))
+                        self.connector_config(target.name, target.host, target.port),
+                        node_id_known=target.node_id_known)
 
     def connector_config(self, name: str, host: str, port: int) -> TransportConfig:
         """The target's connector as the broker's TransportConfiguration holds it: for a

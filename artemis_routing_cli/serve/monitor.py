@@ -3,16 +3,13 @@ TargetMonitor), readiness changes logged and fed to the routing engine's pool.
 
 A check is any ``Checker``: an async function from a target to a :class:`TargetCheck` (the
 probe's :class:`~artemis_routing_cli.probe.readiness.Readiness` plus what the target said about
-itself). Two come with ``serve``, both judged with the probe's readiness rule so ``serve`` and
-``probe`` agree on what "ready" means:
-
-* :func:`tcp_checker` (default): a TCP (TLS when the connector says ``sslEnabled=true``)
-  connection, judged without the management API;
-* :func:`jolokia_checker` (``--jolokia URL-TEMPLATE``, as ``arouter probe --jolokia``): the
-  probe's ``check_endpoint`` - a CORE handshake (the broker's router talks CORE to its targets)
-  with the pool's username/password, and the Jolokia read of ``Active``, ``NodeID`` and
-  ``ConnectionCount``. The node id it reads replaces the one from ``--node-id``/``--targets`` (or
-  the placeholder), and the connection count feeds LEAST_CONNECTIONS.
+itself). ``serve`` uses :func:`readiness_checker`, which *is* ``arouter probe`` for one target -
+the same ``check_endpoint`` and readiness rule, so ``serve`` and ``probe`` give one verdict: a TCP
+(TLS when the connector says ``sslEnabled=true``) connection, the ``auto`` handshake (each
+protocol the port may speak; a port that accepts and never answers is not ready) and, with
+``--jolokia URL-TEMPLATE``, the Jolokia read of ``Active``, ``NodeID`` and ``ConnectionCount``. The
+node id it learns (management API, else the CORE topology answer) replaces the one from
+``--node-id``/``--targets`` (or the placeholder), and the connection count feeds LEAST_CONNECTIONS.
 
 The local target is always ready (``LocalTarget.checkReadiness``) and never checked. With
 monitoring on, targets start not ready, as in the broker, until their first check passes; a
@@ -28,11 +25,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from ..config.model import BrokerConfig
-from ..probe.connect import ConnectFailure, open_connection
-from ..probe.model import Check, Credentials, Endpoint, ProbeOptions
+from ..probe.model import DEFAULT_TIMEOUT, Credentials, Endpoint, ProbeOptions
 from ..probe.readiness import Readiness, judge, policy_needs_connection_count
 from ..probe.resolve import endpoint_for_connector
-from ..probe.runner import check_endpoint
+from ..probe.runner import check_endpoint, node_id_of
 from ..routing.router import Router
 from ..routing.targets import Target
 from .log import ServeLog
@@ -50,13 +46,13 @@ class TargetCheck:
 
 Checker = Callable[[Router, Target], Awaitable[TargetCheck]]
 
-#: Upper bound of one check, in seconds; a check never runs longer than its check-period either.
-MAX_CHECK_SECONDS = 3.0
+#: One check's timeout: the probe's (``arouter probe --timeout`` default), whatever the check-period,
+#: so that serve and probe judge a slow target alike. A check that outlasts the period delays the next.
+CHECK_SECONDS = DEFAULT_TIMEOUT
 
 
 def _check_seconds(router: Router) -> float:
-    period = (router.pool.check_period if router.pool is not None else 5000) / 1000.0
-    return min(period, MAX_CHECK_SECONDS)
+    return CHECK_SECONDS
 
 
 def _needs_count(router: Router) -> bool:
@@ -73,30 +69,13 @@ def _endpoint(cfg: BrokerConfig, target: Target) -> Endpoint | None:
     return Endpoint(name=target.name, host=target.host, port=target.port, source=target.source)
 
 
-def tcp_checker(cfg: BrokerConfig) -> Checker:
-    """Connect to the target's connector (TLS if it asks) and judge it like ``arouter probe``."""
-
-    async def check(router: Router, target: Target) -> TargetCheck:
-        endpoint = _endpoint(cfg, target)
-        if endpoint is None:
-            return TargetCheck(Readiness(False, "no address known for this target", False))
-        endpoint = replace(endpoint, trust_all=True)
-        try:
-            conn = await open_connection(endpoint, _check_seconds(router))
-        except ConnectFailure as exc:
-            failed = Check(reachable=False, error=str(exc))
-            return TargetCheck(judge(failed, needs_connection_count=_needs_count(router)))
-        await conn.close()
-        return TargetCheck(judge(Check(reachable=True, latency_ms=conn.latency_ms, tls=conn.tls),
-                                 needs_connection_count=_needs_count(router)))
-
-    return check
-
-
-def jolokia_checker(cfg: BrokerConfig, template: str, *, protocol: str = "core", cafile: str | None = None,
-                    insecure: bool = False) -> Checker:
-    """``arouter probe --jolokia TEMPLATE`` for one target, every check-period: the probe's
-    ``check_endpoint`` and readiness rule, with the pool's username/password."""
+def readiness_checker(cfg: BrokerConfig, template: str | None = None, *, protocol: str = "auto",
+                      cafile: str | None = None, insecure: bool = False) -> Checker:
+    """``arouter probe`` for one target, every check-period: the probe's ``check_endpoint`` (TCP or
+    TLS, the ``auto`` handshake - each protocol the port may speak - and with ``template`` the
+    Jolokia read) and its readiness rule, with the pool's username/password. One check for both
+    commands: the same target gets the same verdict from ``probe`` and from ``serve``. The node
+    id comes from the management API, else from the CORE topology answer."""
 
     async def check(router: Router, target: Target) -> TargetCheck:
         endpoint = _endpoint(cfg, target)
@@ -110,9 +89,8 @@ def jolokia_checker(cfg: BrokerConfig, template: str, *, protocol: str = "core",
         measured = await check_endpoint(endpoint, creds, options)
         verdict = judge(measured, needs_connection_count=_needs_count(router))
         m = measured.management
-        if m is None or m.error is not None:
-            return TargetCheck(verdict)
-        return TargetCheck(verdict, m.node_id, m.connection_count)
+        count = m.connection_count if m is not None and m.error is None else None
+        return TargetCheck(verdict, node_id_of(endpoint, measured), count)
 
     return check
 
@@ -216,7 +194,7 @@ class PoolMonitor:
         router.pool = replace(pool, targets=tuple(targets))
         if new_node is not None:
             self.log.info("node-id", f"router {router_name}: target {target_name} has node id {new_node} "
-                                     "(read over the management API)",
+                                     "(read from the target by the readiness check)",
                           router=router_name, target=target_name, node_id=new_node)
         if ready_changed or first:
             state = "ready" if readiness.ready else "not ready"

@@ -35,7 +35,7 @@ from .log import ServeLog
 from .loops import describe as describe_loop
 from .management import MAX_HEAD_BYTES, ManagementServer, check_management_bind
 from .metrics import Metrics
-from .monitor import Checker, PoolMonitor, jolokia_checker, tcp_checker
+from .monitor import Checker, PoolMonitor, readiness_checker
 from .proxy_gate import new_protocol
 from .store import CacheDatabase
 from .sweeper import sweep_forever
@@ -69,7 +69,7 @@ class ServeOptions:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     linger: float = DEFAULT_LINGER
     monitor: bool = True
-    checker: Checker | None = None  # None with monitor on: jolokia_checker with jolokia, else tcp_checker
+    checker: Checker | None = None  # None with monitor on: readiness_checker (with --jolokia when given)
     jolokia: str | None = None  # URL template of the targets' Jolokia (as ``arouter probe --jolokia``)
     seed: int | None = None
     broker_version: tuple[int, int] = NEWEST_BROKER  # the Artemis version followed (SOURCE_IP of IPv6 peers)
@@ -122,8 +122,7 @@ class Server:
             problem = check_template(options.jolokia)
             if problem:
                 raise UsageError(f"--jolokia {options.jolokia!r}: {problem}")
-            return jolokia_checker(self.cfg, options.jolokia)
-        return tcp_checker(self.cfg)
+        return readiness_checker(self.cfg, options.jolokia)
 
     def _open_db(self) -> CacheDatabase | None:
         persisted = [r.name for r in self.cfg.connection_routers if r.cache is not None and r.cache.persisted]
@@ -158,9 +157,10 @@ class Server:
                 log.warning("startup", f"router {name}: {warning}")
             if router.pool is not None:
                 guessed = [t.name for t in router.pool.placeholders if not t.local]
-                if guessed and self.monitor.enabled and self.options.jolokia is not None:
-                    log.info("startup", f"router {name}: node ids of {', '.join(guessed)} will be read over "
-                                        "the management API (--jolokia)")
+                if guessed and self.monitor.enabled and self.options.checker is None:
+                    how = "over the management API (--jolokia)" if self.options.jolokia else "from their CORE topology"
+                    log.info("startup", f"router {name}: node ids of {', '.join(guessed)} will be read {how} by the "
+                                        "readiness check; until then their connector names stand in")
                 elif guessed and not any("node ids unknown" in w for w in router.warnings):
                     log.warning("startup", f"router {name}: node ids unknown for {', '.join(guessed)}: their connector "
                                            "names stand in (CORE redirects and CONSISTENT_HASH use node ids; "
@@ -177,9 +177,10 @@ class Server:
         if not self.monitor.enabled:
             log.info("startup", "pool monitoring off: target readiness comes from --down/--targets")
         elif self.options.checker is None:
-            how = (f"CORE handshake + Jolokia {self.options.jolokia} (Active, NodeID, ConnectionCount)"
-                   if self.options.jolokia else "TCP connect, without the management API (--jolokia URL-TEMPLATE "
-                                                "to read Active, NodeID and ConnectionCount)")
+            how = ("the readiness check of 'arouter probe' (connection and auto handshake)"
+                   + (f" + Jolokia {self.options.jolokia} (Active, NodeID, ConnectionCount)" if self.options.jolokia
+                      else ", without the management API (--jolokia URL-TEMPLATE to read Active, NodeID and "
+                           "ConnectionCount)"))
             log.info("startup", f"pool monitoring: every check-period, {how}")
 
     async def start(self) -> None:

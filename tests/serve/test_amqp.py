@@ -58,6 +58,24 @@ class Recorder(MessagingHandler):
         event.container.stop()
 
 
+class LinkOpener(Recorder):
+    """As applications do: a receiver and a sender at once, so Begin and Attach follow the Open."""
+
+    def on_start(self, event):
+        connection = event.container.connect(self.url, reconnect=False, **self.options)
+        event.container.create_receiver(connection, "orders")
+        event.container.create_sender(connection, "orders")
+        self.guard = event.container.schedule(HANG_GUARD, self)
+
+
+def connect_with_links(port: int, container_id: str):
+    """One connection that opens links at once; the condition it was closed with."""
+    client = LinkOpener(f"amqp://127.0.0.1:{port}", container_id=container_id, sasl_enabled=False)
+    Container(client).run()
+    assert not client.timed_out
+    return client.condition
+
+
 def connect(port: int, userinfo: str = "", **options: object) -> Recorder:
     client = Recorder(f"amqp://{userinfo}127.0.0.1:{port}", **options)
     Container(client).run()

@@ -7,7 +7,8 @@ import socket
 import pytest
 
 from artemis_routing_cli.protocols.mqtt import MqttClient
-from tests.peers import free_port
+from tests.peers import free_port, start_mosquitto
+from tests.real_clients import need
 
 from .conftest import HANG_GUARD, recv_until_closed
 
@@ -38,7 +39,18 @@ def reason_and_reference(port: int) -> tuple[int, str | None]:
 
 
 @pytest.fixture
-def live_target():
+def live_target(tmp_path):
+    """A real broker that answers a handshake: mosquitto (MQTT)."""
+    broker = start_mosquitto(tmp_path)
+    need(broker is not None, "mosquitto")
+    assert broker is not None
+    yield broker.port
+    broker.stop()
+
+
+@pytest.fixture
+def silent_port():
+    """A port that accepts connections and never says a word."""
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
@@ -51,6 +63,15 @@ def test_first_client_waits_for_the_quorum_and_goes_to_the_ready_target(serve, l
     assert reason_and_reference(running.port()) == (0x9C, f"127.0.0.1:{live_target}")
     readiness = {r["target"]: r["ready"] for r in running.records if r["event"] == "readiness"}
     assert readiness["up"] is True
+
+
+def test_a_port_that_accepts_and_never_answers_is_not_ready_as_for_probe(serve, silent_port):
+    """One readiness check for probe and serve: TCP alone does not make a target ready."""
+    running = serve(pool_xml(silent_port, free_port(), 1, 0), routers=["r"], monitor=True)
+    record = running.wait_for(lambda r: r["event"] == "readiness" and r["target"] == "up", "readiness of up")
+    assert record["ready"] is False
+    assert "no protocol answered" in record["reason"]
+    assert reason_and_reference(running.port()) == (0x88, None)
 
 
 def test_unmet_quorum_refuses_unavailable(serve, live_target):
