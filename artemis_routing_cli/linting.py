@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .config import LoadOptions, load_document
+from .config import BrokerConfig, LoadOptions, RawDocument, load_document
 from .config.gcpause import gc_paused
 from .config.parse import build_config
 from .diagnostics import Diagnostic, Severity
@@ -66,7 +66,13 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
         diag = Diagnostic("AR001", meta.severity, meta.category, err.message, err.file or path,
                           err.line or 1, err.column or 1, None, err.hint)
         return FileReport(path if path != "-" else "<stdin>", [diag], err)
+    return lint_document(doc, config, settings)
 
+
+def lint_document(doc: RawDocument, config: BrokerConfig, settings: LintSettings | None = None) -> FileReport:
+    """:func:`lint_path` for a document already loaded (``doc``) and built (``config``)."""
+    settings = settings or LintSettings()
+    metas = all_rules()
     diags: list[Diagnostic] = []
     from .config.schema import check_schema
 
