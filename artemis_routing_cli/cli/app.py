@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .. import __version__
-from . import analyze, probe, serve, simulate, validate
+from . import analyze, diff, probe, serve, simulate, validate
 from .entry import main
 
 __all__ = ["app", "main"]
@@ -39,6 +39,7 @@ simulate.register(app)
 probe.register(app)
 serve.register(app)
 analyze.register(app)
+diff.register(app)
 
 
 if __name__ == "__main__":

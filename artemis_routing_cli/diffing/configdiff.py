@@ -24,10 +24,11 @@ class Change:
     file: str  # where to point at: the new file, or the old one when the setting is gone
     line: int
     ignored: str | None = None  # the broker does not read this setting: no effect on routing
+    side: str = "new"  # which config ``file`` and ``line`` are in: new, or old for a removed setting
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"setting": self.setting, "old": self.old, "new": self.new,
-                                  "file": self.file, "line": self.line}
+                                  "file": self.file, "line": self.line, "in": self.side}
         if self.ignored:
             out["ignored"] = self.ignored
         return out
@@ -78,7 +79,7 @@ def diff_settings(old: Settings | None, new: Settings | None) -> list[Change]:
         where: Setting = b if b is not None else a  # type: ignore[assignment]
         if where.secret:
             va, vb = (HIDDEN if va is not None else None), (HIDDEN if vb is not None else None)
-        out.append(Change(name, va, vb, where.file, where.line, where.ignored))
+        out.append(Change(name, va, vb, where.file, where.line, where.ignored, "new" if b is not None else "old"))
     return out
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 
+from ..routing.keys import Connection
+
 SAMPLE_SEED = 18
 
 
@@ -27,3 +29,13 @@ def sample_keys(key_type: str, n: int, seed: int = SAMPLE_SEED) -> list[str]:
     if key_type == "ROLE_NAME":
         return [f"role-{bits(8) % 16},role-{16 + bits(8) % 16}" for _ in range(n)]
     return [f"client-{bits(64):016x}" for _ in range(n)]
+
+
+def sample_connections(n: int, seed: int = SAMPLE_SEED) -> list[Connection]:
+    """``n`` synthetic clients, each with a value of every key type (so a changed key-type compares the
+    same clients: each router reads the value of its own key type)."""
+    columns = {kt: sample_keys(kt, n, seed) for kt in ("CLIENT_ID", "USER_NAME", "SNI_HOST", "SOURCE_IP",
+                                                         "ROLE_NAME")}
+    return [Connection(client_id=c, username=u, sni_host=s, remote_address=ip, roles=tuple(r.split(",")))
+            for c, u, s, ip, r in zip(columns["CLIENT_ID"], columns["USER_NAME"], columns["SNI_HOST"],
+                                      columns["SOURCE_IP"], columns["ROLE_NAME"], strict=True)]

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Union
 
-from .router import OK
+from .router import OK, Router
 
 # A router that does not exist on one side (added or removed by a config change).
 ABSENT = "NO_ROUTER"
@@ -40,6 +41,27 @@ class Answer:
 
 
 NO_ROUTER = Answer(ABSENT)
+# A router the broker would not deploy: never routed as if it worked.
+NOT_DEPLOYED = Answer("NOT_DEPLOYED")
+# One side of a before/after pair: a Router, or the answer every key gets (NO_ROUTER, NOT_DEPLOYED).
+Side = Union[Router, Answer]
+AnswerKey = tuple[str, Union[str, None], bool, bool]  # status, target label, local, NULL key
+
+
+def node_ids(router: Router) -> dict[str, str]:
+    """Target label -> node id, as the router's answers name them."""
+    out = {"local": router.local.node_id}
+    if router.pool is not None:
+        out.update({("local" if t.local else t.name): t.node_id for t in router.pool.targets})
+    return out
+
+
+def side_answer(side: Side, key: AnswerKey) -> Answer:
+    """The counted answer of ``side`` for a routed ``key`` (a fixed Answer side ignores the key)."""
+    if isinstance(side, Answer):
+        return side
+    status, target, local, null = key
+    return Answer(status, target, node_ids(side).get(target) if target is not None else None, local, null)
 
 
 @dataclass
