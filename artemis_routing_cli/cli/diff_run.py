@@ -182,7 +182,8 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
     for w in router.warnings:
         assumed.append(f"{name}: {w}")
     if seed is None and cfg.policy is not None and cfg.policy.name in ("ROUND_ROBIN", "LEAST_CONNECTIONS"):
-        assumed.append(f"{name}: the round-robin order (ROUND_ROBIN, LEAST_CONNECTIONS ties) starts at position {DEFAULT_SEED} on both sides (--seed)")
+        assumed.append(f"{name}: the round-robin order (ROUND_ROBIN, LEAST_CONNECTIONS ties) starts at position "
+                       f"{DEFAULT_SEED} on both sides (--seed)")
     return router
 
 

@@ -189,9 +189,12 @@ def annotations(doc: Doc) -> Iterator[tuple[str, str, int, str, str]]:
     """
     new_file = doc["new"]["path"]
 
-    def place(file: str, line: int, side: str = "new") -> tuple[str, int]:
-        return (file.split(":", 1)[1] if doc["new"]["rev"] and ":" in file else file, line) if side == "new" \
-            else (new_file, 1)
+    def place(file: str, line: int, side: str = "new", section: dict[str, Any] | None = None) -> tuple[str, int]:
+        if side == "new":
+            return (file.split(":", 1)[1] if doc["new"]["rev"] and ":" in file else file, line)
+        if section is not None and section["status"] != "removed":  # a setting gone from a section still there
+            return place(section["file"], section["line"])
+        return new_file, 1
 
     for r in doc["routers"]:
         f, line = place(r["file"], r["line"], "old" if r["status"] == "removed" else "new")
@@ -202,13 +205,13 @@ def annotations(doc: Doc) -> Iterator[tuple[str, str, int, str, str]]:
             yield ("warning", f, line, f"router {r['name']} {r['status']}",
                    f"connection router {r['name']} {r['status']}" + _moved_note(r))
         for c in r["changes"]:
-            cf, cl = place(c["file"], c["line"], c.get("in", "new"))
+            cf, cl = place(c["file"], c["line"], c.get("in", "new"), r)
             level = "notice" if c.get("ignored") else "warning"
             yield (level, cf, cl, f"router {r['name']}: {c['setting']}", change_sentence(c) + _moved_note(r))
     for kind, items in (("divert", doc["diverts"]), ("cluster-connection", doc["cluster_connections"])):
         for s in items:
             for c in s["changes"]:
-                cf, cl = place(c["file"], c["line"], c.get("in", "new"))
+                cf, cl = place(c["file"], c["line"], c.get("in", "new"), s)
                 yield ("warning", cf, cl, f"{kind} {s['name']}: {c['setting']}", change_sentence(c))
 
 
