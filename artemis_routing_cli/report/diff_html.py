@@ -25,7 +25,7 @@ def matrix_svg(r: dict[str, Any]) -> str:
     labels = _labels(r["matrix"])
     index = {label: i for i, label in enumerate(labels)}
     n = len(labels)
-    width, height = LABEL + n * CELL + 10, LABEL + n * CELL + 10
+    width, height = 2 * LABEL + n * CELL, LABEL + n * CELL + 10  # room for the slanted column labels
     top = max((m["count"] for m in r["matrix"]), default=1) or 1
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="transfer-chart" data-router="{escape(r["name"])}" '
              f'width="{width}" height="{height}" role="img" aria-label="transfer matrix of {escape(r["name"])}">',

@@ -110,7 +110,8 @@ def test_a_change_the_broker_ignores_is_flagged_and_changes_nothing() -> None:
     assert [c.setting for c in r.changes] == ["key-transformer"] and "never reads" in (r.changes[0].ignored or "")
     # a <policy> that is not the last one: the broker reads only the last
     first = edit(text, STICKY_POLICY, STICKY_POLICY.replace(
-        '<policy name="CONSISTENT_HASH"/>', '<policy name="ROUND_ROBIN"/>\n            <policy name="CONSISTENT_HASH"/>'))
+        '<policy name="CONSISTENT_HASH"/>', '<policy name="ROUND_ROBIN"/>\n            '
+                                            '<policy name="CONSISTENT_HASH"/>'))
     second = edit(text, STICKY_POLICY, STICKY_POLICY.replace(
         '<policy name="CONSISTENT_HASH"/>', '<policy name="FIRST_ELEMENT"/>\n            '
                                             '<policy name="CONSISTENT_HASH"/>'))
