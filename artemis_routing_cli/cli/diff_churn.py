@@ -48,20 +48,52 @@ def _chunks(router: Router, keys: Keys) -> Iterator[BatchResult]:
         yield route(inputs)
 
 
-def answer_codes(router: Router, keys: Keys) -> tuple[np.ndarray, list[AnswerKey]]:
-    """Every key's answer as a small int, and the answers those ints stand for."""
+# An answer packed in one int: status index << 24 | target index << 2 | local << 1 | NULL key.
+_TARGET_SHIFT, _STATUS_SHIFT = 2, 24
+
+
+def _indices(table: dict[object, int], column: list[object]) -> np.ndarray:
+    """Each value's index in ``table`` (new values appended), in one C-level pass per chunk."""
+    import numpy as np
+
+    for value in dict.fromkeys(column):
+        table.setdefault(value, len(table))
+    return np.fromiter(map(table.__getitem__, column), dtype=np.int64, count=len(column))
+
+
+def answer_codes(router: Router, keys: Keys) -> tuple[np.ndarray, _Decoder]:
+    """Every key's answer as an int, and (by int) the answers those ints stand for."""
     import numpy as np
 
     router.tracing = False
-    table: dict[AnswerKey, int] = {}
+    statuses: dict[object, int] = {}
+    targets: dict[object, int] = {}
     parts = []
     for res in _chunks(router, keys):
-        nulls = (res.key == NULL_KEY).tolist()
-        rows = zip(res.status.tolist(), res.target.tolist(), res.local.tolist(), nulls, strict=True)
-        parts.append(np.fromiter((table.setdefault(r, len(table)) for r in rows), dtype=np.int64,
-                                 count=len(res)))
+        code = _indices(statuses, res.status.tolist()) << _STATUS_SHIFT
+        code |= _indices(targets, res.target.tolist()) << _TARGET_SHIFT
+        code |= res.local.astype(np.int64) << 1
+        code |= (res.key == NULL_KEY).astype(np.int64)
+        parts.append(code)
+    if len(targets) >= 1 << (_STATUS_SHIFT - _TARGET_SHIFT):
+        raise ValueError("too many distinct targets to count")
     codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return codes, list(table)
+    return codes, _Decoder(list(statuses), list(targets))
+
+
+class _Decoder:
+    """The answer an int of :func:`answer_codes` stands for."""
+
+    def __init__(self, statuses: list[object], targets: list[object]) -> None:
+        self._statuses, self._targets = statuses, targets
+
+    def __getitem__(self, code: int) -> AnswerKey:
+        return (str(self._statuses[code >> _STATUS_SHIFT]), _label(self._targets[(code >> _TARGET_SHIFT) & 0x3FFFFF]),
+                bool(code & 2), bool(code & 1))
+
+
+def _label(target: object) -> str | None:
+    return None if target is None else str(target)
 
 
 def local_transfer(old: Side, new: Side, keys: Keys) -> Transfer:
@@ -69,14 +101,10 @@ def local_transfer(old: Side, new: Side, keys: Keys) -> Transfer:
     import numpy as np
 
     n = len(keys)
-    sides = []
-    for side in (old, new):
-        if isinstance(side, Answer):
-            sides.append((np.zeros(n, dtype=np.int64), [("", None, False, False)]))
-        else:
-            sides.append(answer_codes(side, keys))
-    (a, ta), (b, tb) = sides
-    width = max(len(tb), 1)
-    combined, counts = np.unique(a * width + b, return_counts=True)
-    return count_transfer((side_answer(old, ta[int(c) // width]), side_answer(new, tb[int(c) % width]), int(k))
-                          for c, k in zip(combined.tolist(), counts.tolist(), strict=True))
+    fixed = {0: ("", None, False, False)}
+    a, ta = (np.zeros(n, dtype=np.int64), fixed) if isinstance(old, Answer) else answer_codes(old, keys)
+    b, tb = (np.zeros(n, dtype=np.int64), fixed) if isinstance(new, Answer) else answer_codes(new, keys)
+    width = int(b.max()) + 1 if len(b) else 1  # codes are < 2**26: the pair fits an int64
+    pairs, counts = np.unique(a * width + b, return_counts=True)
+    return count_transfer((side_answer(old, ta[p // width]), side_answer(new, tb[p % width]), int(k))
+                          for p, k in zip(pairs.tolist(), counts.tolist(), strict=True))
