@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from .. import __version__
-from . import analyze, probe, serve, simulate, validate
+from . import analyze, diff, probe, serve, simulate, validate
 
 __all__ = ["app"]
 
@@ -42,4 +42,5 @@ simulate.register(app)
 probe.register(app)
 serve.register(app)
 analyze.register(app)
+diff.register(app)
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import bisect
 import codecs
 import os
+import posixpath
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,11 +60,29 @@ _CDATA = "<![CDATA["
 
 
 @dataclass(frozen=True, slots=True)
+class FileSource:
+    """Files read from somewhere other than the file system, e.g. a git revision (``arouter diff REV:path``).
+
+    ``read`` takes a normalised relative POSIX path and returns its bytes (FileNotFoundError when
+    absent); files are shown as ``LABEL:path``. XIncludes resolve inside the same source, relative to
+    the including file; an absolute ``href`` or one that climbs above the source's root is refused.
+    """
+
+    label: str
+    read: Callable[[str], bytes]
+
+    def show(self, path: str) -> str:
+        return f"{self.label}:{path}"
+
+
+@dataclass(frozen=True, slots=True)
 class LoadOptions:
-    """Where ``${}`` values come from (``-D``/``--property`` first, then the environment)."""
+    """Where ``${}`` values come from (``-D``/``--property`` first, then the environment), and
+    (``source``) where files are read from when not from the file system."""
 
     properties: Mapping[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
+    source: FileSource | None = None
 
     def lookup(self) -> Lookup:
         env = os.environ if self.environ is None else self.environ
@@ -224,7 +243,10 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     """Load one broker.xml into a substituted, XIncluded lxml tree with positions."""
     options = options or LoadOptions()
     lookup = options.lookup()
-    display, data, base_dir = read_source(path, stdin_bytes)
+    if options.source is not None:
+        display, data, base_dir = _read_from(options.source, path)
+    else:
+        display, data, base_dir = read_source(path, stdin_bytes)
     text = decode(data, display)
     substituted, reps = substitute(text, lookup, file=display)
     where = _positions_of(text, [r.offset for r in reps])
@@ -236,7 +258,7 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     relative: list[RelativeInclude] = []
     has_cdata = [_CDATA in substituted]
     _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display], relative,
-                     has_cdata, [0])
+                     has_cdata, [0], options.source)
     # Without included files, a "${" in the tree needs one in the text, a character reference
     # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
     if included or "${" in substituted or "&#" in substituted or has_cdata[0]:
@@ -244,6 +266,18 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     core = _find_core(root, display)
     return RawDocument(display, root, core, locator, replacements, included, has_cdata[0], source_encoding(data),
                        relative, lookup.properties.get(KEY_PROPERTY), lookup.environ.get(KEY_ENV))
+
+
+def _read_from(source: FileSource, path: str) -> tuple[str, bytes, Path]:
+    """(display name, bytes, base directory) of ``path`` read from ``source``."""
+    norm = posixpath.normpath(path.replace("\\", "/"))
+    if norm.startswith(("/", "../")) or norm == "..":
+        raise ConfigError(f"{path}: not a path inside {source.label}", file=source.show(path))
+    try:
+        data = source.read(norm)
+    except FileNotFoundError:
+        raise ConfigError(f"file not found in {source.label}", file=source.show(norm)) from None
+    return source.show(norm), data, Path(posixpath.dirname(norm))
 
 
 def _find_core(root: etree._Element, display: str) -> etree._Element:
@@ -270,6 +304,7 @@ def _expand_includes(
     relative: list[RelativeInclude],
     has_cdata: list[bool],
     budget: list[int],
+    source: FileSource | None = None,
 ) -> None:
     for inc in list(el.iter(XI_INCLUDE)):
         pos = locator.locate(inc)
@@ -283,6 +318,13 @@ def _expand_includes(
                 file=pos.file, line=pos.line, column=pos.column,
             )
         target = Path(href[len("file://"):] if href.startswith("file://") else href)
+        if source is not None:
+            if target.is_absolute():
+                raise ConfigError(f"<xi:include href=\"{href}\">: an absolute path is not in {source.label}; "
+                                  "compare files on disk instead", file=pos.file, line=pos.line, column=pos.column)
+            _include_from(source, inc, href, base_dir, pos, locator, lookup, replacements, included, stack,
+                          relative, has_cdata, budget)
+            continue
         if not target.is_absolute():
             target = base_dir / target
             if len(stack) == 1:  # written in broker.xml itself: the broker has no base to resolve it against
@@ -326,6 +368,57 @@ def _expand_includes(
         _expand_includes(sub_root, target.parent, shown, locator, lookup, replacements, included, [*stack, shown],
                          relative, has_cdata, budget)
         _replace_with(inc, [sub_root], None)
+
+
+def _include_from(source: FileSource, inc: etree._Element, href: str, base_dir: Path, pos: Pos, locator: Locator,
+                  lookup: Lookup, replacements: list[tuple[str, int, int, Replacement]], included: list[str],
+                  stack: list[str], relative: list[RelativeInclude], has_cdata: list[bool],
+                  budget: list[int]) -> None:
+    """One ``<xi:include>`` resolved inside ``source`` (the same git revision as the including file)."""
+    norm = posixpath.normpath(posixpath.join(base_dir.as_posix(), href))
+    if norm.startswith("../") or norm == "..":
+        raise ConfigError(f"<xi:include href=\"{href}\"> climbs out of {source.label}",
+                          file=pos.file, line=pos.line, column=pos.column)
+    shown = source.show(norm)
+    if shown in stack:
+        raise ConfigError(f"<xi:include> loop: {' -> '.join([*stack, shown])}",
+                          file=pos.file, line=pos.line, column=pos.column)
+    if len(stack) > MAX_INCLUDE_DEPTH:
+        raise ConfigError("<xi:include> nested too deeply", file=pos.file, line=pos.line, column=pos.column)
+    if len(included) >= MAX_INCLUDES:
+        raise ConfigError(f"<xi:include>: more than {MAX_INCLUDES} included files in one document",
+                          file=pos.file, line=pos.line, column=pos.column)
+    try:
+        data = source.read(norm)
+    except FileNotFoundError:
+        fallback = inc.find(XI_FALLBACK)
+        if fallback is not None:
+            _replace_with(inc, list(fallback), fallback.text)
+            return
+        raise ConfigError(f"<xi:include href=\"{href}\">: {shown}: not found",
+                          file=pos.file, line=pos.line, column=pos.column) from None
+    budget[0] += len(data)
+    if budget[0] > MAX_INCLUDED_BYTES:
+        raise ConfigError(f"<xi:include href=\"{href}\">: the included files are over arouter's limit of "
+                          f"{MAX_INCLUDED_BYTES:,} bytes together", file=pos.file, line=pos.line, column=pos.column)
+    text = decode(data, shown)
+    included.append(shown)
+    has_cdata[0] = has_cdata[0] or _CDATA in text
+    parse_mode = (inc.get("parse") or "xml").strip()
+    if parse_mode == "text":
+        check_xml_chars(text, shown)
+        locator.text_includes.append((shown, text))
+        _replace_with(inc, [], text)
+        return
+    if parse_mode != "xml":
+        raise ConfigError(f"<xi:include parse=\"{parse_mode}\"> is not xml or text",
+                          file=pos.file, line=pos.line, column=pos.column)
+    sub_root = parse_text(text, shown).getroot()
+    locator.add_file(shown, text)
+    locator.mark(sub_root, shown)
+    _expand_includes(sub_root, Path(posixpath.dirname(norm)), shown, locator, lookup, replacements, included,
+                     [*stack, shown], relative, has_cdata, budget, source)
+    _replace_with(inc, [sub_root], None)
 
 
 def _display_path(target: Path) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router
+from ..routing.transfer import Answer, count_transfer
 from .assign import BAD_KEY, BAD_ROW, RouterJob, prefix
 
 if TYPE_CHECKING:
@@ -42,8 +43,8 @@ def collect_counted(counted: DataFrame, jobs: Sequence[RouterJob]) -> Groups:
     return [({c: r[c] for c in cols}, int(r["count"])) for r in rows]
 
 
-def _answer(status: object, target: object) -> str:
-    return str(target) if status == OK else str(status)
+def _label(target: object) -> str | None:
+    return None if target is None else str(target)
 
 
 def _ready_labels(router: Router) -> list[str]:
@@ -106,19 +107,16 @@ def summarise(jobs: Sequence[RouterJob], groups: Groups,
                 nulls += count
         what_if = []
         for j, (label, _variant) in enumerate(job.scenarios):
-            moved = 0
-            flows: Counter[tuple[str, str]] = Counter()
-            for values, count in routed:
-                before = _answer(values[f"{p}status"], values[f"{p}target"])
-                after = _answer(values[f"{p}w{j}_status"], values[f"{p}w{j}_target"])
-                if before != after:
-                    moved += count
-                    flows[(before, after)] += count
+            # The same computation as arouter diff's churn (routing.transfer).
+            transfer = count_transfer(
+                (Answer(str(values[f"{p}status"]), _label(values[f"{p}target"])),
+                 Answer(str(values[f"{p}w{j}_status"]), _label(values[f"{p}w{j}_target"])), count)
+                for values, count in routed)
             what_if.append({
                 "scenario": label,
-                "moved": moved,
-                "moved_share": _share(moved, total),
-                "flows": [{"from": a, "to": b, "count": c} for (a, b), c in sorted(flows.items())],
+                "moved": transfer.moved,
+                "moved_share": _share(transfer.moved, total),
+                "flows": [{"from": a, "to": b, "count": c} for a, b, c in transfer.flows()],
             })
         for label in _ready_labels(job.router):
             per_target.setdefault(label, 0)  # a ready target no key reached is shown (and counted) with 0

@@ -8,7 +8,6 @@ package activemq) as a Java program (tests/java); python-qpid-proton and paho-mq
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest

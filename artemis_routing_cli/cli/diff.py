@@ -1,0 +1,68 @@
+"""``arouter diff OLD NEW``: what a broker.xml change does to routing, before it ships."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("diff")(diff_command)
+
+
+def diff_command(
+    old: str = typer.Argument(..., metavar="OLD", help="The config before: a file, or REV:path read from git "
+                              "(e.g. HEAD~1:etc/broker.xml, origin/main:etc/broker.xml)."),
+    new: str = typer.Argument(..., metavar="NEW", help="The config after: a file or REV:path."),
+    router: Optional[str] = typer.Option(None, "--router", "-r", help="Only this connection router."),
+    keys_file: Optional[str] = typer.Option(None, "--keys-file", metavar="FILE",
+                                            help="Keys, as simulate --keys-file reads them (routed locally)."),
+    sample: Optional[int] = typer.Option(None, "--sample", metavar="N",
+                                         help="N generated keys of each router's key type (when no keys are given)."),
+    keys: Optional[str] = typer.Option(None, "--keys", metavar="PATH",
+                                       help="Keys as analyze reads them, routed on Spark (large populations)."),
+    keys_format: str = typer.Option("auto", "--keys-format", help="--keys: auto, text, csv, json, parquet."),
+    master: Optional[str] = typer.Option(None, "--master", help="--keys: Spark master URL (default local[2])."),
+    conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE", help="--keys: Spark configuration."),
+    engine: str = typer.Option("auto", "--engine", help="--keys: auto, jvm or pandas (as analyze)."),
+    spark_log_level: str = typer.Option("ERROR", "--spark-log-level", help="--keys: Spark's own log level."),
+    node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
+                                                help="Node id (broker UUID) of a target (repeat)."),
+    down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
+    connections: Optional[list[str]] = typer.Option(None, "--connections", metavar="TARGET=N",
+                                                    help="Connection count of a target (repeat)."),
+    targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
+                                          help="Targets file saved by 'arouter probe --save'."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else 0 on both sides, "
+                                       "so the sides compare)."),
+    define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
+                                               help="A ${NAME} value for both configs (repeat)."),
+    address: Optional[str] = typer.Option(None, "--address", "-a",
+                                          help="Also compare the flow of a message sent to this address."),
+    prop: Optional[list[str]] = typer.Option(None, "--property", "-p", metavar="NAME=VALUE",
+                                             help="--address: a message property (as simulate)."),
+    header: Optional[list[str]] = typer.Option(None, "--header", metavar="NAME=VALUE",
+                                               help="--address: a message header (as simulate)."),
+    routing_type: Optional[str] = typer.Option(None, "--routing-type", help="--address: ANYCAST or MULTICAST."),
+    message: Optional[str] = typer.Option(None, "--message", metavar="FILE.json", help="--address: the message."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown, sarif or github."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the output to FILE."),
+    report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
+                                         help="Also write a self-contained HTML report with the transfer matrices."),
+    fail_on_churn: Optional[str] = typer.Option(None, "--fail-on-churn", metavar="PCT",
+                                                help="Exit 1 when a router's churn exceeds PCT (e.g. 5%)."),
+    fail_on_refused: bool = typer.Option(False, "--fail-on-refused",
+                                         help="Exit 1 when a router becomes undeployable or a key becomes refused."),
+) -> None:
+    """What a config change does to routing: changed settings, who moves, which messages go elsewhere."""
+    from .diff_run import DiffOptions, run_diff
+
+    code = run_diff(DiffOptions(
+        old=old, new=new, router=router, keys_file=keys_file, sample=sample, keys=keys, keys_format=keys_format,
+        master=master, conf=conf or [], engine=engine, spark_log_level=spark_log_level, node_id=node_id or [],
+        down=down or [], connections=connections or [], targets=targets, seed=seed, define=define or [],
+        address=address, prop=prop or [], header=header or [], routing_type=routing_type, message=message, fmt=fmt,
+        output=output, report=report, fail_on_churn=fail_on_churn, fail_on_refused=fail_on_refused))
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,50 @@
+"""Who moves, on Spark: ``arouter diff --keys PATH`` routes the population through each old and new
+router with analyze's pipeline (assign.count_answers: the JVM/pandas engines, one group-by) and
+counts the answer pairs with routing.transfer, the same computation as the local diff and as
+analyze's what-if churn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..routing.router import Router
+from ..routing.transfer import NOT_DEPLOYED, Answer, Side, Transfer, count_transfer, side_answer
+from .assign import RouterJob, count_answers, prefix
+from .inputs import read_keys
+from .summary import collect_counted
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def spark_transfers(spark: SparkSession, keys_path: str, pairs: Sequence[tuple[str, Side, Side]], *,
+                    keys_format: str = "auto", engine: str = "auto",
+                    progress: Callable[[str], None] = lambda _m: None) -> dict[str, Transfer]:
+    """The transfer of every ``(name, old, new)`` pair (a side is a Router or a fixed Answer)."""
+    keys = read_keys(spark, keys_path, keys_format)
+    jobs: list[RouterJob] = []
+    slot: dict[tuple[int, int], int] = {}  # (pair, side) -> job index
+    for p, (_name, old, new) in enumerate(pairs):
+        for s, side in enumerate((old, new)):
+            if isinstance(side, Router):
+                side.tracing = False
+                slot[(p, s)] = len(jobs)
+                jobs.append(RouterJob(side))
+    progress(f"routing keys from {keys_path} and counting")
+    if jobs:
+        groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
+    else:
+        groups = [({}, keys.count())]
+
+    def answer(p: int, s: int, side: Side, values: dict[str, object]) -> Answer:
+        i = slot.get((p, s))
+        if i is None:
+            return side if isinstance(side, Answer) else NOT_DEPLOYED
+        q = prefix(i)
+        target = values[f"{q}target"]
+        return side_answer(side, (str(values[f"{q}status"]), None if target is None else str(target),
+                                  bool(values[f"{q}local"]), bool(values[f"{q}null"])))
+
+    return {name: count_transfer((answer(p, 0, old, v), answer(p, 1, new, v), c) for v, c in groups)
+            for p, (name, old, new) in enumerate(pairs)}
