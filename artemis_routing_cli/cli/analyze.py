@@ -36,8 +36,8 @@ def analyze_command(
                                                 help="Also count the keys that move in this scenario (repeat)."),
     report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
                                          help="Write a self-contained HTML report."),
-    png: bool = typer.Option(False, "--png", help="Add PNG charts to the report (needs matplotlib: "
-                             "pip install 'artemis-routing-cli[charts]')."),
+    png: bool = typer.Option(False, "--png", help="Add PNG charts to the report (needs matplotlib: install arouter's "
+                             "charts extra)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="DIR",
                                          help="Write per-key assignments to DIR."),
     output_format: str = typer.Option("parquet", "--output-format", help="parquet or csv."),
