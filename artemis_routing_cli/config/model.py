@@ -416,10 +416,13 @@ class BrokerConfig:
     locator: Any = field(default=None, repr=False, compare=False, hash=False)
 
     def router(self, name: str) -> ConnectionRouter | None:
+        """The router the broker deploys under ``name``: the last one written with it
+        (ConnectionRouterManager keeps its routers in a map by name)."""
+        found = None
         for router in self.connection_routers:
             if router.name == name:
-                return router
-        return None
+                found = router
+        return found
 
     def cluster_connection(self, name: str) -> ClusterConnection | None:
         for cc in self.cluster_connections:

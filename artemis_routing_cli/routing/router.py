@@ -264,5 +264,8 @@ def build_routers(
     seed: int | None = None,
     clock: Callable[[], float] = frozen_clock,
 ) -> list[Router]:
-    chosen = [r for r in config.connection_routers if names is None or r.name in names]
+    # The broker deploys one router per name, the last one written (its routers are a map by name).
+    deployed = {r.name: r for r in config.connection_routers}
+    chosen = [r for r in config.connection_routers
+              if deployed[r.name] is r and (names is None or r.name in names)]
     return [Router.from_config(config, r, state, seed=seed, clock=clock) for r in chosen]

@@ -123,6 +123,18 @@ def test_a_broken_router_stops_the_broker_whichever_router_is_simulated(tmp_path
     assert "AR301" in str(result.exception)
 
 
+def test_a_router_written_twice_is_deployed_once_as_last_written(tmp_path: Path) -> None:
+    fragment = (CONNECTORS + "<connection-routers>"
+                '<connection-router name="r1"><policy name="FIRST_ELEMENT"/><pool>' + STATIC + "</pool>"
+                "</connection-router>"
+                '<connection-router name="r1"><local-target-filter>.*</local-target-filter></connection-router>'
+                "</connection-routers>")
+    path = write(tmp_path, fragment)
+    assert [d.broker for d in lint_path(str(path)).raw if d.rule == "AR208"] == [DEPLOYS]
+    payload = json.loads(simulate(path, "-k", "CLIENT_ID=FOO1", "-f", "json").stdout)
+    assert [(r["router"], r["target"]) for r in payload["results"]] == [("r1", "local")]
+
+
 def test_ignore_invalid_warns_and_goes_on(tmp_path: Path) -> None:
     path = write(tmp_path, REFUSED["key-filter-typo"][0])
     run = arouter("simulate", "-c", str(path), "-k", "CLIENT_ID=FOO1", "--ignore-invalid", "-e")
