@@ -411,6 +411,7 @@ class BrokerConfig:
     # What the broker's verdict says about each router beyond "deploys" (set by arouter.verdict):
     # the things it logs and skips, or why it would not start when the user goes on anyway.
     deploy_notes: Mapping[str, tuple[str, ...]] = _empty()
+    deploy_verdicts: Mapping[str, str] = _empty()  # router name -> its verdict when not "deploys"
     # The lxml <core> element and the locator, for schema checks and raw-element rules.
     core: Any = field(default=None, repr=False, compare=False, hash=False)
     locator: Any = field(default=None, repr=False, compare=False, hash=False)

@@ -132,7 +132,7 @@ def test_a_router_written_twice_is_deployed_once_as_last_written(tmp_path: Path)
     path = write(tmp_path, fragment)
     assert [d.broker for d in lint_path(str(path)).raw if d.rule == "AR208"] == [DEPLOYS]
     payload = json.loads(simulate(path, "-k", "CLIENT_ID=FOO1", "-f", "json").stdout)
-    assert [(r["router"], r["target"]) for r in payload["results"]] == [("r1", "local")]
+    assert [(r["router"], r["target"], r["broker"]) for r in payload["results"]] == [("r1", "local", DEPLOYS)]
 
 
 def test_ignore_invalid_warns_and_goes_on(tmp_path: Path) -> None:
@@ -141,6 +141,9 @@ def test_ignore_invalid_warns_and_goes_on(tmp_path: Path) -> None:
     assert run.code == 0, run.err
     assert "AR101" in run.err and "--ignore-invalid" in run.err
     assert "the broker would not start" in run.out  # the deploy step of --explain
+    payload = json.loads(arouter("simulate", "-c", str(path), "-k", "CLIENT_ID=FOO1", "--ignore-invalid",
+                                 "-f", "json").out)
+    assert payload["results"][0]["broker"] == REFUSES
 
 
 def test_the_cli_prints_validates_finding_and_exits_1(tmp_path: Path) -> None:
@@ -182,6 +185,8 @@ def test_missing_connector_and_unreachable_quorum_start(tmp_path: Path) -> None:
     payload = json.loads(simulate(path, "-k", "CLIENT_ID=FOO1", "-f", "json").stdout)
     steps = payload["results"][0]["trace"]
     assert steps[0]["step"] == "deploy" and "AR201" in steps[0]["detail"]
+    assert payload["results"][0]["broker"] == SKIPS
+    assert "AR201" in payload["results"][0]["broker_notes"][0]
 
 
 def test_every_finding_says_the_verdict_in_text_json_and_sarif(tmp_path: Path) -> None:
