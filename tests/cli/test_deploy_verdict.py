@@ -68,6 +68,10 @@ REFUSED = {
     "router-without-name": (router(name=None), "AR104"),
     "password-not-decodable": (pool(f"<password>ENC(s3cret)</password>{STATIC}"), "AR404"),
     "password-cut-short": (pool(f"<password>ENC(3bdfd94fe8cdf710e7fefa72f809ea)</password>{STATIC}"), "AR404"),
+    "mask-password-true-decodes-ENC-as-written": (
+        "<mask-password>true</mask-password>\n"
+        + pool(f"<password>ENC(3bdfd94fe8cdf710e7fefa72f809ea90)</password>{STATIC}"), "AR404"),
+    "cluster-password-not-decodable": ("<cluster-password>ENC(0123)</cluster-password>\n" + router(), "AR404"),
     "empty-property-name": ("<name>${}</name>\n" + router(), "AR705"),
     "key-filter-typo": (router("<key-fliter>^.{3}</key-fliter>"), "AR101"),
 }
@@ -109,6 +113,16 @@ def test_simulate_refuses_what_the_broker_refuses(tmp_path: Path, case: str) -> 
         first = found[0]
         assert str(err).startswith(finding_text(first))  # validate's own line: file:line:col, rule, message
         assert "refuses to start" in str(err)
+
+
+def test_masked_passwords_that_decode_deploy_and_none_is_shown(tmp_path: Path) -> None:
+    good = write(tmp_path, "<mask-password>true</mask-password>\n"
+                 + pool(f"<password>3bdfd94fe8cdf710e7fefa72f809ea90</password>{STATIC}"), "good.xml")
+    assert refusals(good) == []
+    bad = write(tmp_path, pool(f"<password>ENC(Zq7secretZq7)</password>{STATIC}"), "bad.xml")
+    run = arouter("simulate", "-c", str(bad), "-k", "CLIENT_ID=FOO1")
+    assert run.code == 1 and "AR404" in run.err
+    assert "Zq7secretZq7" not in run.err + run.out
 
 
 def test_a_broken_router_stops_the_broker_whichever_router_is_simulated(tmp_path: Path) -> None:
