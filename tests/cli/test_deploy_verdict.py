@@ -72,6 +72,10 @@ REFUSED = {
         "<mask-password>true</mask-password>\n"
         + pool(f"<password>ENC(3bdfd94fe8cdf710e7fefa72f809ea90)</password>{STATIC}"), "AR404"),
     "cluster-password-not-decodable": ("<cluster-password>ENC(0123)</cluster-password>\n" + router(), "AR404"),
+    "acceptor-without-port": ('<acceptors><acceptor name="a">tcp://0.0.0.0?router=r1</acceptor></acceptors>\n'
+                              + router(), "AR703"),
+    "acceptor-host-java-refuses": ('<acceptors><acceptor name="a">tcp://my_host:61616?router=r1</acceptor>'
+                                   "</acceptors>\n" + router(), "AR702"),
     "empty-property-name": ("<name>${}</name>\n" + router(), "AR705"),
     "key-filter-typo": (router("<key-fliter>^.{3}</key-fliter>"), "AR101"),
 }
@@ -113,6 +117,13 @@ def test_simulate_refuses_what_the_broker_refuses(tmp_path: Path, case: str) -> 
         first = found[0]
         assert str(err).startswith(finding_text(first))  # validate's own line: file:line:col, rule, message
         assert "refuses to start" in str(err)
+
+
+def test_a_connector_that_cannot_connect_deploys(tmp_path: Path) -> None:
+    fragment = router().replace("tcp://b1:61616", "tcp://my_host:61616")
+    path = write(tmp_path, fragment)
+    assert [d.broker for d in lint_path(str(path)).raw if d.rule == "AR702"] == [DEPLOYS]
+    assert simulate(path, "-k", "CLIENT_ID=FOO1").exception is None
 
 
 def test_masked_passwords_that_decode_deploy_and_none_is_shown(tmp_path: Path) -> None:
