@@ -160,6 +160,15 @@ def test_a_router_written_twice_is_deployed_once_as_last_written(tmp_path: Path)
     assert [(r["router"], r["target"], r["broker"]) for r in payload["results"]] == [("r1", "local", DEPLOYS)]
 
 
+def test_a_suppressed_refusal_still_refuses(tmp_path: Path) -> None:
+    fragment = router(policy='<!-- arouter: disable=AR301 trying it out -->\n<policy name="RANDOM"/>')
+    path = write(tmp_path, fragment)
+    doc = json.loads(arouter("validate", "-f", "json", str(path)).out)
+    assert [d["rule"] for d in doc["files"][0]["diagnostics"]] == ["AR205"]
+    assert doc["files"][0]["broker"] == REFUSES
+    assert isinstance(simulate(path, "-k", "CLIENT_ID=FOO1").exception, BrokerRefusesError)
+
+
 def test_ignore_invalid_warns_and_goes_on(tmp_path: Path) -> None:
     path = write(tmp_path, REFUSED["key-filter-typo"][0])
     run = arouter("simulate", "-c", str(path), "-k", "CLIENT_ID=FOO1", "--ignore-invalid", "-e")
@@ -220,6 +229,7 @@ def test_every_finding_says_the_verdict_in_text_json_and_sarif(tmp_path: Path) -
     assert "(policy-unknown) [broker: refuses to start]" in text
     assert "(router-unused) [broker: deploys]" in text
     doc = json.loads(arouter("validate", "-f", "json", str(path)).out)
+    assert doc["files"][0]["broker"] == REFUSES
     verdicts = {d["rule"]: d["broker"] for d in doc["files"][0]["diagnostics"]}
     assert verdicts == {"AR301": REFUSES, "AR205": DEPLOYS}
     sarif = json.loads(arouter("validate", "-f", "sarif", str(path)).out)
