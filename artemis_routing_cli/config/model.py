@@ -316,6 +316,7 @@ class ConnectionRouter:
     policies: tuple[Policy, ...] = ()  # every <policy> written; the broker uses the last one
     pool: Pool | None = None
     cache: Cache | None = None
+    pools: tuple[Pool, ...] = ()  # every <pool> written: the broker parses each (and keeps the last)
     has_key_transformer: bool = False
     fields: Fields = _empty()
 

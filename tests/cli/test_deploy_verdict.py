@@ -71,6 +71,8 @@ REFUSED = {
     "mask-password-true-decodes-ENC-as-written": (
         "<mask-password>true</mask-password>\n"
         + pool(f"<password>ENC(3bdfd94fe8cdf710e7fefa72f809ea90)</password>{STATIC}"), "AR404"),
+    "password-of-a-replaced-pool": (router(pool=f"<pool><password>ENC(zz)</password>{STATIC}</pool>"
+                                              f"<pool>{STATIC}</pool>"), "AR404"),
     "cluster-password-not-decodable": ("<cluster-password>ENC(0123)</cluster-password>\n" + router(), "AR404"),
     "acceptor-without-port": ('<acceptors><acceptor name="a">tcp://0.0.0.0?router=r1</acceptor></acceptors>\n'
                               + router(), "AR703"),
