@@ -171,6 +171,14 @@ def test_a_suppressed_refusal_still_refuses(tmp_path: Path) -> None:
     assert isinstance(simulate(path, "-k", "CLIENT_ID=FOO1").exception, BrokerRefusesError)
 
 
+def test_message_flow_is_refused_too(tmp_path: Path) -> None:
+    fragment = REFUSED["key-filter-typo"][0] + '<diverts><divert name="d"><address>a</address>' \
+        "<forwarding-address>b</forwarding-address></divert></diverts>"
+    path = write(tmp_path, fragment)
+    result = simulate(path, "--address", "a")
+    assert isinstance(result.exception, BrokerRefusesError) and "AR101" in str(result.exception)
+
+
 def test_ignore_invalid_warns_and_goes_on(tmp_path: Path) -> None:
     path = write(tmp_path, REFUSED["key-filter-typo"][0])
     run = arouter("simulate", "-c", str(path), "-k", "CLIENT_ID=FOO1", "--ignore-invalid", "-e")
