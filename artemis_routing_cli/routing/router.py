@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..config.model import BrokerConfig, ConnectionRouter
+from ..diagnostics import DEPLOYS
 from ..errors import ConfigError
 from .cache import RouterCache, frozen_clock
 from .javaregex import JavaPattern, compile_java
@@ -83,7 +84,7 @@ class Router:
     warnings: list[str] = field(default_factory=list)
     tracing: bool = True
     deploy_notes: tuple[str, ...] = ()  # the broker's verdict beyond "deploys" (config.deploy_notes)
-    broker: str = "deploys"  # the broker's verdict on this router (diagnostics.BROKER_VERDICTS)
+    broker: str = DEPLOYS  # the broker's verdict on this router (diagnostics.BROKER_VERDICTS)
     native_transport: bool = True  # how the router's acceptors print IPv6 peers (keys.java_socket_address)
 
     @classmethod
@@ -145,7 +146,7 @@ class Router:
             local=local if local is not None else local_target(state),
             warnings=warnings,
             deploy_notes=deploy_notes,
-            broker=config.deploy_verdicts.get(router.name, "deploys"),
+            broker=config.deploy_verdicts.get(router.name, DEPLOYS),
             native_transport=native,
         )
 
