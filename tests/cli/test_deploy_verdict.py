@@ -242,6 +242,10 @@ def test_every_finding_says_the_verdict_in_text_json_and_sarif(tmp_path: Path) -
     assert doc["files"][0]["broker"] == REFUSES
     verdicts = {d["rule"]: d["broker"] for d in doc["files"][0]["diagnostics"]}
     assert verdicts == {"AR301": REFUSES, "AR205": DEPLOYS}
+    github = arouter("validate", "-f", "github", str(path)).out
+    assert "refuses to start (No PolicyFactory found) [broker: refuses to start]" in github
+    junit = arouter("validate", "-f", "junit", str(path)).out
+    assert "[broker: refuses to start]" in junit
     sarif = json.loads(arouter("validate", "-f", "sarif", str(path)).out)
     results = {r["ruleId"]: r["properties"]["broker"] for r in sarif["runs"][0]["results"]}
     assert results == verdicts
