@@ -114,7 +114,12 @@ def load_checked(path: str, options: LoadOptions | None = None, *, stdin_bytes: 
     report = lint_loaded(doc, config, LintSettings(properties=options.properties, environ=options.environ))
     verdict = deploy_verdict(report.path, report.raw, config)
     notes: dict[str, tuple[str, ...]] = {}
+    verdicts: dict[str, str] = {}
     for rv in verdict.routers:
+        if verdict.refusals:
+            verdicts[rv.name] = REFUSES
+        elif rv.skipped:
+            verdicts[rv.name] = SKIPS
         lines = [f"the broker starts, logs and skips: {finding_text(d)}" for d in rv.skipped]
         if going_on and verdict.refusals:
             first = verdict.refusals[0]
@@ -124,4 +129,6 @@ def load_checked(path: str, options: LoadOptions | None = None, *, stdin_bytes: 
             notes[rv.name] = tuple(lines)
     if notes:
         config = replace(config, deploy_notes=MappingProxyType(notes))
+    if verdicts:
+        config = replace(config, deploy_verdicts=MappingProxyType(verdicts))
     return CheckedConfig(config, report, verdict)

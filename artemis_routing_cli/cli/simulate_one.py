@@ -95,7 +95,8 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         payload = {
             "connection": _conn_json(conn) if conn else {"management_key": results[0].key},
             "results": [
-                {**res.to_json(with_trace=True), "key_type": r.key_type}
+                {**res.to_json(with_trace=True), "key_type": r.key_type, "broker": r.broker,
+                 "broker_notes": list(r.deploy_notes)}
                 for r, res in zip(routers, results, strict=True)
             ],
             "warnings": warnings,

@@ -316,6 +316,7 @@ class ConnectionRouter:
     policies: tuple[Policy, ...] = ()  # every <policy> written; the broker uses the last one
     pool: Pool | None = None
     cache: Cache | None = None
+    pools: tuple[Pool, ...] = ()  # every <pool> written: the broker parses each (and keeps the last)
     has_key_transformer: bool = False
     fields: Fields = _empty()
 
@@ -411,15 +412,19 @@ class BrokerConfig:
     # What the broker's verdict says about each router beyond "deploys" (set by arouter.verdict):
     # the things it logs and skips, or why it would not start when the user goes on anyway.
     deploy_notes: Mapping[str, tuple[str, ...]] = _empty()
+    deploy_verdicts: Mapping[str, str] = _empty()  # router name -> its verdict when not "deploys"
     # The lxml <core> element and the locator, for schema checks and raw-element rules.
     core: Any = field(default=None, repr=False, compare=False, hash=False)
     locator: Any = field(default=None, repr=False, compare=False, hash=False)
 
     def router(self, name: str) -> ConnectionRouter | None:
+        """The router the broker deploys under ``name``: the last one written with it
+        (ConnectionRouterManager keeps its routers in a map by name)."""
+        found = None
         for router in self.connection_routers:
             if router.name == name:
-                return router
-        return None
+                found = router
+        return found
 
     def cluster_connection(self, name: str) -> ClusterConnection | None:
         for cc in self.cluster_connections:

@@ -332,7 +332,7 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
     name = el.get("name") or ""
     section = f"connection-router {name}"
     policies: list[Policy] = []
-    pool: Pool | None = None
+    pools: list[Pool] = []
     cache: Cache | None = None
     for child in child_elements(el):
         kind = local(child)
@@ -341,7 +341,7 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
             policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
                                    MappingProxyType(where)))
         elif kind == "pool":
-            pool = _pool(child, ctx, section)  # each <pool> is read (and checked); the last one stays
+            pools.append(_pool(child, ctx, section))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
             cr = Reader(child, loc)
             found = ctx.judge(cr, values.CACHE, section)
@@ -354,8 +354,9 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
         local_target_filter=r.string("local-target-filter"),
         policy=policies[-1] if policies else None,
         policies=tuple(policies),
-        pool=pool,
+        pool=pools[-1] if pools else None,
         cache=cache,
+        pools=tuple(pools),
         has_key_transformer="key-transformer" in r.fields,
         fields=r.fields,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..diagnostics import Severity
+from ..diagnostics import VERDICT_TEXT, Severity
 from ..linting import FileReport
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -24,5 +24,6 @@ def render(reports: Sequence[FileReport]) -> str:
         for d in r.diagnostics:
             props = (f"file={_escape_property(d.file)},line={d.line},col={d.column},"
                      f"title={_escape_property(d.rule)}")
-            lines.append(f"::{_LEVEL[d.severity]} {props}::{_escape_data(d.message)}")
+            text = f"{d.message} [{VERDICT_TEXT[d.broker]}]"
+            lines.append(f"::{_LEVEL[d.severity]} {props}::{_escape_data(text)}")
     return "\n".join(lines)

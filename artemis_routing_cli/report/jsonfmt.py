@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import DEPLOYS, REFUSES, Diagnostic
 from ..linting import FileReport
 
 
@@ -31,6 +31,8 @@ def render(reports: Sequence[FileReport], exit_code: int) -> str:
             "errors": r.errors,
             "warnings": r.warnings,
             "infos": r.infos,
+            # the broker's verdict on the file, from every finding (suppressed and disabled ones too)
+            "broker": REFUSES if any(d.broker == REFUSES for d in r.raw) else DEPLOYS,
             "diagnostics": [diagnostic_json(d) for d in r.diagnostics],
         }
         for r in reports

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from ..diagnostics import Severity
+from ..diagnostics import VERDICT_TEXT, Severity
 from ..linting import FileReport
 
 
@@ -25,7 +25,8 @@ def render(reports: Sequence[FileReport], *, fail_on: Severity = Severity.ERROR)
             total += 1
             if d.severity.rank >= fail_on.rank:
                 fail = etree.SubElement(case, "failure", type=d.rule, message=d.message)
-                fail.text = f"{d.file}:{d.line}:{d.column}: {d.severity.value} {d.rule}: {d.message}"
+                fail.text = (f"{d.file}:{d.line}:{d.column}: {d.severity.value} {d.rule}: {d.message} "
+                             f"[{VERDICT_TEXT[d.broker]}]")
                 suite_failures += 1
             else:
                 out = etree.SubElement(case, "system-out")

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..config.model import BrokerConfig, ConnectionRouter
+from ..diagnostics import DEPLOYS
 from ..errors import ConfigError
 from .cache import RouterCache, frozen_clock
 from .javaregex import JavaPattern, compile_java
@@ -84,6 +85,7 @@ class Router:
     warnings: list[str] = field(default_factory=list)
     tracing: bool = True
     deploy_notes: tuple[str, ...] = ()  # the broker's verdict beyond "deploys" (config.deploy_notes)
+    broker: str = DEPLOYS  # the broker's verdict on this router (diagnostics.BROKER_VERDICTS)
     native_transport: bool = True  # how the router's acceptors print IPv6 peers (keys.java_socket_address)
     sni_encoding: str = DEFAULT_SNI_ENCODING  # how clients send an SNI_HOST given as a host name (routing/sni.py)
     broker_version: tuple[int, int] = NEWEST_BROKER  # the Artemis version followed where versions differ
@@ -147,6 +149,7 @@ class Router:
             local=local if local is not None else local_target(state),
             warnings=warnings,
             deploy_notes=deploy_notes,
+            broker=config.deploy_verdicts.get(router.name, DEPLOYS),
             native_transport=native,
         )
 
@@ -268,5 +271,8 @@ def build_routers(
     seed: int | None = None,
     clock: Callable[[], float] = frozen_clock,
 ) -> list[Router]:
-    chosen = [r for r in config.connection_routers if names is None or r.name in names]
+    # The broker deploys one router per name, the last one written (its routers are a map by name).
+    deployed = {r.name: r for r in config.connection_routers}
+    chosen = [r for r in config.connection_routers
+              if deployed[r.name] is r and (names is None or r.name in names)]
     return [Router.from_config(config, r, state, seed=seed, clock=clock) for r in chosen]

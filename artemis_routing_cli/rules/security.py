@@ -123,11 +123,12 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         yield from _undecodable(ctx, config.cluster_password, config.cluster_password_pos, "<cluster-password>",
                                 "cluster")
     for router in config.connection_routers:
+        for each in router.pools:  # parsePoolConfiguration decodes the password of every <pool> written
+            if each.password is not None:
+                field = each.fields.get("password")
+                yield from _undecodable(ctx, each.password, field.pos if field else each.pos, "pool <password>",
+                                        f"connection-router {router.name}")
         pool = router.pool
-        if pool is not None and pool.password is not None:
-            field = pool.fields.get("password")
-            yield from _undecodable(ctx, pool.password, field.pos if field else pool.pos, "pool <password>",
-                                    f"connection-router {router.name}")
         if pool is None or pool.password is None or not pool.password:
             continue
         if plaintext_password(pool.password, mask):

@@ -138,7 +138,12 @@ they are not affected). Write `name=value`, or drop the parameter.""",
 ))
 
 _SECTIONS = {"acceptor": "acceptors", "connector": "connectors"}
-_EFFECT = {"acceptor": "the acceptor cannot listen", "connector": "the connector never connects"}
+_EFFECT = {"acceptor": "the acceptor cannot listen: binding it fails, which stops the broker as it activates",
+           "connector": "the connector never connects"}
+# NettyAcceptor binds new InetSocketAddress(host, port): a port out of range throws, the host 'null'
+# does not resolve; RemotingServiceImpl.startAcceptors rethrows, the activation fails and the
+# 'artemis run' command stops the broker. A connector that cannot connect only leaves a target unready.
+_BIND_VERDICT = {"acceptor": REFUSES, "connector": DEPLOYS}
 _WHITESPACE = str.maketrans("", "", " \t\n\x0b\f\r")
 
 
@@ -216,7 +221,7 @@ def _url(ctx: Context, url: TransportUrl, kind: str, name: str, pos: Pos, where:
         shown = "****@" + authority.rsplit("@", 1)[1] if "@" in authority else authority  # no user info shown
         yield ctx.report("AR702", pos, f"{kind} '{name}': java.net.URI takes no host and port from "
                          f"'{shown}' ({why}); the broker uses host 'null' and port -1, so "
-                         f"{_EFFECT[kind]}", section=where, broker=DEPLOYS)
+                         f"{_EFFECT[kind]}", section=where, broker=_BIND_VERDICT[kind])
         return
     if not url.port_is_number:
         yield ctx.report("AR702", pos, f"{kind} '{name}': port={url.params.get('port')!r} is not a number; the "
@@ -224,11 +229,13 @@ def _url(ctx: Context, url: TransportUrl, kind: str, name: str, pos: Pos, where:
                          broker=DEPLOYS)
     elif not 0 <= url.port <= 65535 and url.port != URI_NO_PORT:
         yield ctx.report("AR702", pos, f"{kind} '{name}': port {url.port} is out of range: "
-                         f"{_EFFECT[kind]}", section=where, broker=DEPLOYS)
+                         f"{_EFFECT[kind]}", section=where, broker=_BIND_VERDICT[kind])
     elif url.port == URI_NO_PORT:
-        effect = "cannot listen" if kind == "acceptor" else "connects nowhere and redirects to host:-1"
+        effect = ("cannot listen (binding port -1 fails, which stops the broker as it activates)"
+                  if kind == "acceptor" else "connects nowhere and redirects to host:-1")
         yield ctx.report("AR703", pos, f"{kind} '{name}' has no port: the broker uses port -1 (not 61616), "
-                         f"so it {effect}", section=where, hint="write the port, e.g. tcp://host:61616")
+                         f"so it {effect}", section=where, hint="write the port, e.g. tcp://host:61616",
+                         broker=_BIND_VERDICT[kind])
     if url.fragment is not None and "#" in url.raw:  # written, not made by the (u1,u2) form
         yield ctx.report("AR702", pos, f"{kind} '{name}': the URL has a '#': what follows it is not part of the "
                          "query (the broker reads it as more URLs and ignores them)", section=where,

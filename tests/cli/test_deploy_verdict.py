@@ -68,6 +68,16 @@ REFUSED = {
     "router-without-name": (router(name=None), "AR104"),
     "password-not-decodable": (pool(f"<password>ENC(s3cret)</password>{STATIC}"), "AR404"),
     "password-cut-short": (pool(f"<password>ENC(3bdfd94fe8cdf710e7fefa72f809ea)</password>{STATIC}"), "AR404"),
+    "mask-password-true-decodes-ENC-as-written": (
+        "<mask-password>true</mask-password>\n"
+        + pool(f"<password>ENC(3bdfd94fe8cdf710e7fefa72f809ea90)</password>{STATIC}"), "AR404"),
+    "password-of-a-replaced-pool": (router(pool=f"<pool><password>ENC(zz)</password>{STATIC}</pool>"
+                                              f"<pool>{STATIC}</pool>"), "AR404"),
+    "cluster-password-not-decodable": ("<cluster-password>ENC(0123)</cluster-password>\n" + router(), "AR404"),
+    "acceptor-without-port": ('<acceptors><acceptor name="a">tcp://0.0.0.0?router=r1</acceptor></acceptors>\n'
+                              + router(), "AR703"),
+    "acceptor-host-java-refuses": ('<acceptors><acceptor name="a">tcp://my_host:61616?router=r1</acceptor>'
+                                   "</acceptors>\n" + router(), "AR702"),
     "empty-property-name": ("<name>${}</name>\n" + router(), "AR705"),
     "key-filter-typo": (router("<key-fliter>^.{3}</key-fliter>"), "AR101"),
 }
@@ -111,6 +121,23 @@ def test_simulate_refuses_what_the_broker_refuses(tmp_path: Path, case: str) -> 
         assert "refuses to start" in str(err)
 
 
+def test_a_connector_that_cannot_connect_deploys(tmp_path: Path) -> None:
+    fragment = router().replace("tcp://b1:61616", "tcp://my_host:61616")
+    path = write(tmp_path, fragment)
+    assert [d.broker for d in lint_path(str(path)).raw if d.rule == "AR702"] == [DEPLOYS]
+    assert simulate(path, "-k", "CLIENT_ID=FOO1").exception is None
+
+
+def test_masked_passwords_that_decode_deploy_and_none_is_shown(tmp_path: Path) -> None:
+    good = write(tmp_path, "<mask-password>true</mask-password>\n"
+                 + pool(f"<password>3bdfd94fe8cdf710e7fefa72f809ea90</password>{STATIC}"), "good.xml")
+    assert refusals(good) == []
+    bad = write(tmp_path, pool(f"<password>ENC(Zq7secretZq7)</password>{STATIC}"), "bad.xml")
+    run = arouter("simulate", "-c", str(bad), "-k", "CLIENT_ID=FOO1")
+    assert run.code == 1 and "AR404" in run.err
+    assert "Zq7secretZq7" not in run.err + run.out
+
+
 def test_a_broken_router_stops_the_broker_whichever_router_is_simulated(tmp_path: Path) -> None:
     fragment = (CONNECTORS + "<connection-routers>"
                 '<connection-router name="good"><policy name="FIRST_ELEMENT"/><pool>' + STATIC + "</pool>"
@@ -123,12 +150,44 @@ def test_a_broken_router_stops_the_broker_whichever_router_is_simulated(tmp_path
     assert "AR301" in str(result.exception)
 
 
+def test_a_router_written_twice_is_deployed_once_as_last_written(tmp_path: Path) -> None:
+    fragment = (CONNECTORS + "<connection-routers>"
+                '<connection-router name="r1"><policy name="FIRST_ELEMENT"/><pool>' + STATIC + "</pool>"
+                "</connection-router>"
+                '<connection-router name="r1"><local-target-filter>.*</local-target-filter></connection-router>'
+                "</connection-routers>")
+    path = write(tmp_path, fragment)
+    assert [d.broker for d in lint_path(str(path)).raw if d.rule == "AR208"] == [DEPLOYS]
+    payload = json.loads(simulate(path, "-k", "CLIENT_ID=FOO1", "-f", "json").stdout)
+    assert [(r["router"], r["target"], r["broker"]) for r in payload["results"]] == [("r1", "local", DEPLOYS)]
+
+
+def test_a_suppressed_refusal_still_refuses(tmp_path: Path) -> None:
+    fragment = router(policy='<!-- arouter: disable=AR301 trying it out -->\n<policy name="RANDOM"/>')
+    path = write(tmp_path, fragment)
+    doc = json.loads(arouter("validate", "-f", "json", str(path)).out)
+    assert [d["rule"] for d in doc["files"][0]["diagnostics"]] == ["AR205"]
+    assert doc["files"][0]["broker"] == REFUSES
+    assert isinstance(simulate(path, "-k", "CLIENT_ID=FOO1").exception, BrokerRefusesError)
+
+
+def test_message_flow_is_refused_too(tmp_path: Path) -> None:
+    fragment = REFUSED["key-filter-typo"][0] + '<diverts><divert name="d"><address>a</address>' \
+        "<forwarding-address>b</forwarding-address></divert></diverts>"
+    path = write(tmp_path, fragment)
+    result = simulate(path, "--address", "a")
+    assert isinstance(result.exception, BrokerRefusesError) and "AR101" in str(result.exception)
+
+
 def test_ignore_invalid_warns_and_goes_on(tmp_path: Path) -> None:
     path = write(tmp_path, REFUSED["key-filter-typo"][0])
     run = arouter("simulate", "-c", str(path), "-k", "CLIENT_ID=FOO1", "--ignore-invalid", "-e")
     assert run.code == 0, run.err
     assert "AR101" in run.err and "--ignore-invalid" in run.err
     assert "the broker would not start" in run.out  # the deploy step of --explain
+    payload = json.loads(arouter("simulate", "-c", str(path), "-k", "CLIENT_ID=FOO1", "--ignore-invalid",
+                                 "-f", "json").out)
+    assert payload["results"][0]["broker"] == REFUSES
 
 
 def test_the_cli_prints_validates_finding_and_exits_1(tmp_path: Path) -> None:
@@ -170,6 +229,8 @@ def test_missing_connector_and_unreachable_quorum_start(tmp_path: Path) -> None:
     payload = json.loads(simulate(path, "-k", "CLIENT_ID=FOO1", "-f", "json").stdout)
     steps = payload["results"][0]["trace"]
     assert steps[0]["step"] == "deploy" and "AR201" in steps[0]["detail"]
+    assert payload["results"][0]["broker"] == SKIPS
+    assert "AR201" in payload["results"][0]["broker_notes"][0]
 
 
 def test_every_finding_says_the_verdict_in_text_json_and_sarif(tmp_path: Path) -> None:
@@ -178,8 +239,13 @@ def test_every_finding_says_the_verdict_in_text_json_and_sarif(tmp_path: Path) -
     assert "(policy-unknown) [broker: refuses to start]" in text
     assert "(router-unused) [broker: deploys]" in text
     doc = json.loads(arouter("validate", "-f", "json", str(path)).out)
+    assert doc["files"][0]["broker"] == REFUSES
     verdicts = {d["rule"]: d["broker"] for d in doc["files"][0]["diagnostics"]}
     assert verdicts == {"AR301": REFUSES, "AR205": DEPLOYS}
+    github = arouter("validate", "-f", "github", str(path)).out
+    assert "refuses to start (No PolicyFactory found) [broker: refuses to start]" in github
+    junit = arouter("validate", "-f", "junit", str(path)).out
+    assert "[broker: refuses to start]" in junit
     sarif = json.loads(arouter("validate", "-f", "sarif", str(path)).out)
     results = {r["ruleId"]: r["properties"]["broker"] for r in sarif["runs"][0]["results"]}
     assert results == verdicts
