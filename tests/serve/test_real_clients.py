@@ -8,7 +8,6 @@ package activemq) as a Java program (tests/java); python-qpid-proton and paho-mq
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from artemis_routing_cli.protocols.amqp import AmqpClient, CloseReceived
 from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_311, MqttClient, parse_connack
 from artemis_routing_cli.routing.targets import state_from_options
-from tests.real_clients import ActiveMQ, node_script, openwire_client, run_json_lines, start_activemq
+from tests.real_clients import ActiveMQ, import_peer, node_script, openwire_client, run_json_lines, start_activemq
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
 
@@ -68,7 +67,7 @@ def test_mqtt_js_gets_every_redirect_of_50_connections_in_a_row(serve, version):
 
 @on_both_loops
 def test_proton_with_links_gets_every_redirect_of_50_connections_in_a_row(serve):
-    pytest.importorskip("proton", reason="python-qpid-proton is not installed")
+    import_peer("proton", "python-qpid-proton")
     from .test_amqp import connect_with_links
 
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
@@ -82,7 +81,7 @@ def test_proton_with_links_gets_every_redirect_of_50_connections_in_a_row(serve)
 
 @on_both_loops
 def test_paho_gets_every_redirect_of_50_connections_in_a_row(serve):
-    pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
+    import_peer("paho.mqtt.client", "paho-mqtt")
     from .test_mqtt import mqtt5_connect, server_reference
 
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
