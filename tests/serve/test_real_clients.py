@@ -181,3 +181,20 @@ def test_an_http_refusal_ends_in_a_clean_close_while_the_client_still_sends(serv
     got, end = _answer_and_end(running.port(), request, b"x" * BEHIND)
     assert got == b"HTTP/1.1 403 Forbidden\r\n\r\n"
     assert end == "eof"
+
+
+@on_both_loops
+def test_openwire_connection_control_ends_in_a_clean_close_while_the_client_still_sends(serve):
+    from .test_core_openwire import connection_info, wireformat_info
+
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    null_command = b"\x00\x00\x00\x01\x00"  # a size-prefixed marshalled null: OpenWire's smallest frame
+    got, end = _answer_and_end(running.port(), wireformat_info() + connection_info("FOO1"),
+                               null_command * (BEHIND // len(null_command)))
+    kinds = []
+    while len(got) >= 5:
+        size = int.from_bytes(got[:4], "big")
+        kinds.append(got[4])
+        got = got[4 + size:]
+    assert kinds == [1, 2, 18]  # WireFormatInfo, BrokerInfo, ConnectionControl (the redirect)
+    assert end == "eof"
