@@ -50,6 +50,17 @@ def test_rhea_gets_every_redirect_of_50_connections_in_a_row(serve):
         assert outcome["info"] == {"network-host": host, "port": port}
 
 
+def test_rhea_over_tls_gets_every_redirect_of_50_connections_in_a_row(serve, cert):
+    """Over TLS there is no half-close: serve waits for rhea's own Close, then closes."""
+    crt, key = cert
+    running = serve(ROUTER_CORE, listen=["tls://127.0.0.1:0"], routers=["by-client"], tls_cert=crt, tls_key=key,
+                    state=state_from_options(NODE_IDS))
+    outcomes = run_json_lines(node_script("rhea_redirects.js", "rhea") + ["127.0.0.1", str(running.port()),
+                                                                            str(IN_A_ROW), "tls"])
+    assert [o for o in outcomes if o.get("condition") != "amqp:connection:redirect"] == []
+    assert len(outcomes) == IN_A_ROW and len(running.routes()) == IN_A_ROW
+
+
 @on_both_loops
 @pytest.mark.parametrize("version", [5, 4])
 def test_mqtt_js_gets_every_redirect_of_50_connections_in_a_row(serve, version):
