@@ -260,7 +260,6 @@ class Env:
     log: ServeLog
     metrics: Metrics
     auth: Authenticator
-    own_node_id: str
     broker_name: str
     linger: float
     max_frame_size: int
@@ -270,6 +269,12 @@ class Env:
 
     def __post_init__(self) -> None:
         self.router_name = self.service.router.name
+
+    @property
+    def own_node_id(self) -> str:
+        """This broker's node id as CORE and OpenWire clients see it: ``--node-id local=ID``, else
+        the one the readiness check read from ``--local-target``, else the stand-in ``local``."""
+        return self.service.router.local.node_id
 
     def route(self, peer: Peer, protocol: str, *, client_id: str | None, username: str | None,
               roles: tuple[str, ...] = ()) -> Coroutine[Any, Any, Decision]:

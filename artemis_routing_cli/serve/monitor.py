@@ -157,6 +157,37 @@ class PoolMonitor:
             delay = pool.check_period / 1000.0 - (time.monotonic() - started)
             await asyncio.sleep(max(delay, 0.0))
 
+    def learn_local_node_id(self, router: Router, host: str, port: int) -> None:
+        """Read this broker's own node id from ``--local-target`` (the local broker) with the
+        readiness check, every check-period until it answers one; CORE redirects and topology
+        answers then carry it instead of the stand-in ``local``."""
+        self._tasks.append(asyncio.create_task(self._learn_local(router, host, port)))
+
+    async def _learn_local(self, router: Router, host: str, port: int) -> None:
+        assert self.checker is not None
+        probe_target = Target(name=router.local.name, node_id=router.local.node_id, host=host, port=port,
+                              local=True, node_id_known=False, source="local")
+        while not self._stopping and not router.local.node_id_known:
+            try:
+                check = await self.checker(router, probe_target)
+            except Exception:  # noqa: BLE001 - no node id this time; try again next period
+                check = TargetCheck(Readiness(False, "check failed", False))
+            if check.node_id:
+                self.set_local_node_id(router, check.node_id)
+                return
+            period = router.pool.check_period if router.pool is not None else 5000
+            await asyncio.sleep(period / 1000.0)
+
+    def set_local_node_id(self, router: Router, node_id: str) -> None:
+        router.local = replace(router.local, node_id=node_id, node_id_known=True)
+        pool = router.pool
+        if pool is not None:
+            router.pool = replace(pool, targets=tuple(replace(t, node_id=node_id, node_id_known=True) if t.local
+                                                      else t for t in pool.targets))
+        self.log.info("node-id", f"router {router.name}: this broker's node id is {node_id} (read from "
+                                 "--local-target by the readiness check)",
+                      router=router.name, target=router.local.name, node_id=node_id)
+
     def set_ready(self, router_name: str, target_name: str, readiness: Readiness) -> None:
         """Record a readiness verdict alone (no node id or count learned)."""
         self.record(router_name, target_name, TargetCheck(readiness))

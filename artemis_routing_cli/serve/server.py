@@ -187,6 +187,10 @@ class Server:
         self._stopping = asyncio.Event()
         self._say_startup()
         self.monitor.start()
+        if self.monitor.enabled and self.options.checker is None:
+            for service in self.services.values():
+                if service.local_target is not None and not service.router.local.node_id_known:
+                    self.monitor.learn_local_node_id(service.router, *service.local_target)
         for service in self.services.values():
             cache = service.router.cache
             if cache is not None and cache.timeout_ms > 0:  # expires while serving, as Caffeine does
@@ -204,8 +208,8 @@ class Server:
     async def _bind(self, spec: ListenerSpec) -> None:
         ctx: ssl.SSLContext | None = self.tls if spec.tls else None
         service = self.services[spec.router]
-        env = Env(service, self.monitor, self.log, self.metrics, self.auth, service.router.local.node_id,
-                  self.broker_name, self.limits.linger, self.limits.max_frame_size, spec.amqp, self.ttl_override)
+        env = Env(service, self.monitor, self.log, self.metrics, self.auth, self.broker_name, self.limits.linger,
+                  self.limits.max_frame_size, spec.amqp, self.ttl_override)
         loop = asyncio.get_running_loop()
         listener = Listener(spec, env, self.limits, loop, ctx)
         self._listeners[spec.name] = listener

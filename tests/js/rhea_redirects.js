@@ -1,12 +1,13 @@
 // Connect COUNT times in a row to an AMQP redirector with rhea, one connection after the other,
 // and print one JSON line per connection: what the client saw of the redirect.
-// usage: node rhea_redirects.js HOST PORT COUNT
+// usage: node rhea_redirects.js HOST PORT COUNT [tls]
 'use strict';
 const rhea = require('rhea');
 
 const [host, portText, countText] = process.argv.slice(2);
 const port = Number(portText);
 const count = Number(countText || '1');
+const tls = process.argv[5] === 'tls';
 
 function once(index) {
   return new Promise((resolve) => {
@@ -28,7 +29,9 @@ function once(index) {
     });
     container.on('error', () => {});
     // reconnect off: the application follows the redirect (rhea hands it over in connection_close)
-    const connection = container.connect({ host, port, reconnect: false });
+    const options = { host, port, reconnect: false };
+    if (tls) Object.assign(options, { transport: 'tls', rejectUnauthorized: false });
+    const connection = container.connect(options);
     // as applications do: a link at once, so the client's Begin and Attach follow its Open unasked
     connection.open_receiver('orders');
     connection.open_sender('orders');

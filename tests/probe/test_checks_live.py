@@ -12,6 +12,7 @@ from artemis_routing_cli.probe.broadcast import Broadcast
 from artemis_routing_cli.probe.model import Credentials, Endpoint, ProbeOptions
 from artemis_routing_cli.probe.runner import check_endpoint
 from artemis_routing_cli.protocols.core_buffer import TransportConfig
+from tests.real_clients import import_peer
 
 from .peers import HANG_GUARD_SECONDS, AmqpRouterDouble, Broadcaster, CoreDouble, closed_port, free_port
 
@@ -55,7 +56,7 @@ def test_core_handshake_gives_the_node_id_from_the_topology():
 
 
 def test_amqp_handshake_with_a_real_proton_server():
-    proton = pytest.importorskip("proton")
+    proton = import_peer("proton", "python-qpid-proton")
     from proton.handlers import MessagingHandler
     from proton.reactor import Container
 

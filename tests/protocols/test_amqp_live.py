@@ -18,8 +18,9 @@ from artemis_routing_cli.protocols.amqp import (
     SaslOutcome,
 )
 from tests.peers import free_port
+from tests.real_clients import import_peer
 
-proton = pytest.importorskip("proton", reason="python-qpid-proton is not installed")
+proton = import_peer("proton", "python-qpid-proton")
 from proton import Condition  # noqa: E402
 from proton.handlers import MessagingHandler  # noqa: E402
 from proton.reactor import Container  # noqa: E402

@@ -23,8 +23,9 @@ from artemis_routing_cli.protocols.mqtt import (
     MqttClient,
     MqttServer,
 )
+from tests.real_clients import import_peer
 
-mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
+mqtt = import_peer("paho.mqtt.client", "paho-mqtt")
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 pytestmark = pytest.mark.network

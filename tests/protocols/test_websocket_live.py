@@ -27,6 +27,7 @@ from artemis_routing_cli.protocols.websocket import (
     Upgraded,
     WebSocketServer,
 )
+from tests.real_clients import import_peer
 
 websockets = pytest.importorskip("websockets", reason="websockets is not installed (pip install -e '.[test]')")
 from websockets.asyncio.client import connect  # noqa: E402
@@ -218,7 +219,7 @@ def test_text_encoder_type():
 
 
 def test_paho_mqtt5_over_websocket_is_redirected():
-    mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
+    mqtt = import_peer("paho.mqtt.client", "paho-mqtt")
     from paho.mqtt.enums import CallbackAPIVersion
 
     stream = bytearray()

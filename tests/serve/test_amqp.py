@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from artemis_routing_cli.routing.targets import state_from_options
+from tests.real_clients import import_peer
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
 
-proton = pytest.importorskip("proton", reason="python-qpid-proton is not installed")
+proton = import_peer("proton", "python-qpid-proton")
 from proton.handlers import MessagingHandler  # noqa: E402
 from proton.reactor import Container  # noqa: E402
 

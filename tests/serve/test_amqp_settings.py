@@ -19,10 +19,12 @@ from artemis_routing_cli.serve.amqp_settings import (
     bean_string_array,
 )
 from tests.peers import free_port
+from tests.real_clients import import_peer
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 
-proton = pytest.importorskip("proton", reason="python-qpid-proton is not installed")
+proton = import_peer("proton", "python-qpid-proton")
+
 from .test_amqp import Recorder  # noqa: E402
 
 pytestmark = pytest.mark.network

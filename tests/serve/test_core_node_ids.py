@@ -87,3 +87,25 @@ def test_a_2_18_client_that_sends_createsession_before_reading_the_topology_is_r
     [route] = running.routes()
     assert route["key"] == "NULL"
     assert any(r.get("reason") == "no_client_id" for r in running.records)
+
+
+LOCAL_NODE = "0c0c0c0c-aaaa-bbbb-cccc-ddddeeeeffff"
+
+
+@on_both_loops
+def test_own_node_id_is_read_from_the_local_target_by_the_readiness_check(serve, core_target):
+    """The broker's DISCONNECT_V3 and topology carry its own node id: serve reads it from the local
+    broker (--local-target, here a CORE double) instead of sending the stand-in 'local'."""
+    local = CoreDouble(LOCAL_NODE)
+    try:
+        running = serve(pool_xml(core_target.port), routers=["r"], monitor=True,
+                        local_target=f"127.0.0.1:{local.port}")
+        running.wait_for(lambda r: r["event"] == "node-id" and r.get("node_id") == LOCAL_NODE, "own node id read")
+        running.wait_for(lambda r: r["event"] == "node-id" and r.get("node_id") == TARGET_NODE, "target node id read")
+        disconnect = redirect_disconnect(running.port())
+    finally:
+        local.close()
+    # DISCONNECT_V3: nullable nodeID (this broker), reason, nullable targetNodeID, then the connector
+    assert disconnect[13:14 + len(simple(LOCAL_NODE))] == b"\x01" + simple(LOCAL_NODE)
+    assert simple(TARGET_NODE) in disconnect
+    assert not [r for r in running.records if r["event"] == "node-id" and r.get("guess")]

@@ -10,10 +10,11 @@ import uuid
 import pytest
 
 from artemis_routing_cli.routing.targets import state_from_options
+from tests.real_clients import import_peer
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 
-mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
+mqtt = import_peer("paho.mqtt.client", "paho-mqtt")
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from paho.mqtt.packettypes import PacketTypes  # noqa: E402
 from paho.mqtt.properties import Properties  # noqa: E402

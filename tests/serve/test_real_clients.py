@@ -15,7 +15,7 @@ import pytest
 from artemis_routing_cli.protocols.amqp import AmqpClient, CloseReceived
 from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_311, MqttClient, parse_connack
 from artemis_routing_cli.routing.targets import state_from_options
-from tests.real_clients import ActiveMQ, node_script, openwire_client, run_json_lines, start_activemq
+from tests.real_clients import ActiveMQ, import_peer, node_script, openwire_client, run_json_lines, start_activemq
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops
 
@@ -50,6 +50,17 @@ def test_rhea_gets_every_redirect_of_50_connections_in_a_row(serve):
         assert outcome["info"] == {"network-host": host, "port": port}
 
 
+def test_rhea_over_tls_gets_every_redirect_of_50_connections_in_a_row(serve, cert):
+    """Over TLS there is no half-close: serve waits for rhea's own Close, then closes."""
+    crt, key = cert
+    running = serve(ROUTER_CORE, listen=["tls://127.0.0.1:0"], routers=["by-client"], tls_cert=crt, tls_key=key,
+                    state=state_from_options(NODE_IDS))
+    outcomes = run_json_lines(node_script("rhea_redirects.js", "rhea") + ["127.0.0.1", str(running.port()),
+                                                                            str(IN_A_ROW), "tls"])
+    assert [o for o in outcomes if o.get("condition") != "amqp:connection:redirect"] == []
+    assert len(outcomes) == IN_A_ROW and len(running.routes()) == IN_A_ROW
+
+
 @on_both_loops
 @pytest.mark.parametrize("version", [5, 4])
 def test_mqtt_js_gets_every_redirect_of_50_connections_in_a_row(serve, version):
@@ -67,7 +78,7 @@ def test_mqtt_js_gets_every_redirect_of_50_connections_in_a_row(serve, version):
 
 @on_both_loops
 def test_proton_with_links_gets_every_redirect_of_50_connections_in_a_row(serve):
-    pytest.importorskip("proton", reason="python-qpid-proton is not installed")
+    import_peer("proton", "python-qpid-proton")
     from .test_amqp import connect_with_links
 
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
@@ -81,7 +92,7 @@ def test_proton_with_links_gets_every_redirect_of_50_connections_in_a_row(serve)
 
 @on_both_loops
 def test_paho_gets_every_redirect_of_50_connections_in_a_row(serve):
-    pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
+    import_peer("paho.mqtt.client", "paho-mqtt")
     from .test_mqtt import mqtt5_connect, server_reference
 
     running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
@@ -180,4 +191,21 @@ def test_an_http_refusal_ends_in_a_clean_close_while_the_client_still_sends(serv
     request = b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: activemq-remoting\r\n\r\n"
     got, end = _answer_and_end(running.port(), request, b"x" * BEHIND)
     assert got == b"HTTP/1.1 403 Forbidden\r\n\r\n"
+    assert end == "eof"
+
+
+@on_both_loops
+def test_openwire_connection_control_ends_in_a_clean_close_while_the_client_still_sends(serve):
+    from .test_core_openwire import connection_info, wireformat_info
+
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    null_command = b"\x00\x00\x00\x01\x00"  # a size-prefixed marshalled null: OpenWire's smallest frame
+    got, end = _answer_and_end(running.port(), wireformat_info() + connection_info("FOO1"),
+                               null_command * (BEHIND // len(null_command)))
+    kinds = []
+    while len(got) >= 5:
+        size = int.from_bytes(got[:4], "big")
+        kinds.append(got[4])
+        got = got[4 + size:]
+    assert kinds == [1, 2, 18]  # WireFormatInfo, BrokerInfo, ConnectionControl (the redirect)
     assert end == "eof"

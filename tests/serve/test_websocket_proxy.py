@@ -22,10 +22,11 @@ from artemis_routing_cli.protocols.websocket import (
 )
 from artemis_routing_cli.routing.targets import state_from_options
 from tests.peers import HAPROXY, Haproxy, free_port
+from tests.real_clients import import_peer
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed, tls_connect
 
-mqtt = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is not installed")
+mqtt = import_peer("paho.mqtt.client", "paho-mqtt")
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 pytestmark = pytest.mark.network
