@@ -46,6 +46,8 @@ def diff_command(
                                                help="--address: a message header (as simulate)."),
     routing_type: Optional[str] = typer.Option(None, "--routing-type", help="--address: ANYCAST or MULTICAST."),
     message: Optional[str] = typer.Option(None, "--message", metavar="FILE.json", help="--address: the message."),
+    show_values: bool = typer.Option(False, "--show-values",
+                                     help="Show values that came from ${...} substitution (hidden by default)."),
     fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown, sarif or github."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the output to FILE."),
     report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
@@ -63,6 +65,7 @@ def diff_command(
         master=master, conf=conf or [], engine=engine, spark_log_level=spark_log_level, node_id=node_id or [],
         down=down or [], connections=connections or [], targets=targets, seed=seed, define=define or [],
         address=address, prop=prop or [], header=header or [], routing_type=routing_type, message=message, fmt=fmt,
+        show_values=show_values,
         output=output, report=report, fail_on_churn=fail_on_churn, fail_on_refused=fail_on_refused))
     if code:
         raise typer.Exit(code)

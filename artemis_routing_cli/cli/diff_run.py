@@ -43,6 +43,7 @@ class DiffOptions:
     header: list[str] = field(default_factory=list)
     routing_type: str | None = None
     message: str | None = None
+    show_values: bool = False
     fmt: str = "text"
     output: str | None = None
     report: str | None = None
@@ -132,7 +133,7 @@ def _compare(opts: DiffOptions, threshold: float | None, old: Loaded, new: Loade
     from ..diffing.document import build_document
     from ..diffing.verdict import config_refusals, router_refusals
 
-    diff = diff_configs(old.config, new.config)
+    diff = diff_configs(old.config, new.config, show_values=opts.show_values)
     routers = [dataclasses.replace(
         s,
         old_refused=router_refusals(old.diagnostics, s.name) if s.status != "added" else (),

@@ -209,3 +209,18 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
                              *NODE_IDS).out)
     flows = [m for m in doc["routers"][0]["matrix"] if m["from"] != m["to"]]
     assert flows and dom.count('<rect class="cell moved"') == len(flows)
+
+
+def test_substituted_values_are_shown_only_when_asked(tmp_path: Path) -> None:
+    filt = "<local-target-filter>^FOO.*</local-target-filter>"
+    old = _write(tmp_path, "old.xml", edit(sample_text(), filt, "<local-target-filter>${ltf}</local-target-filter>"))
+    new = _write(tmp_path, "new.xml", sample_text())
+    secret = "^(SECRET-TENANT-7).*"
+    for fmt in ("text", "json", "markdown", "github", "sarif"):
+        run = arouter("diff", str(old), str(new), "-D", f"ltf={secret}", "-f", fmt)
+        assert run.code == 0 and "SECRET-TENANT-7" not in run.out + run.err, fmt
+        assert "(from ${ltf})" in run.out, fmt
+    shown = arouter("diff", str(old), str(new), "-D", f"ltf={secret}", "--show-values")
+    assert f"local-target-filter: {secret} → ^FOO.*" in shown.out
+    same = arouter("diff", str(old), str(new), "-D", "ltf=^FOO.*", "-f", "json")
+    assert json.loads(same.out)["summary"]["routers_changed"] == 0
