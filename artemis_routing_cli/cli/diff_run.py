@@ -246,7 +246,8 @@ def _write(opts: DiffOptions, doc: dict[str, Any], state: Any) -> None:
         from ..report.diff_html import html_report
 
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        write_text(opts.report, html_report(doc, generated_at=when, node_ids=dict(state.node_ids)), what="report")
+        ids = {**{t.name: t.node_id for t in state.known if t.node_id_known}, **dict(state.node_ids)}
+        write_text(opts.report, html_report(doc, generated_at=when, node_ids=ids), what="report")
         note(f"arouter: report written to {opts.report}")
     if opts.output is not None:
         write_text(opts.output, text, what="output")
