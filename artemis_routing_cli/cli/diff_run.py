@@ -174,7 +174,7 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
     cfg = loaded.config.router(name)
     if cfg is None:
         return NO_ROUTER
-    if refused or loaded.diagnostics and _config_refused(loaded):
+    if refused:  # the router's own errors, or the whole file's (verdict.router_refusals)
         return NOT_DEPLOYED
     try:
         router = Router.from_config(loaded.config, cfg, state, seed=DEFAULT_SEED if seed is None else seed)
@@ -186,12 +186,6 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
         assumed.append(f"{name}: the round-robin order (ROUND_ROBIN, LEAST_CONNECTIONS ties) starts at position "
                        f"{DEFAULT_SEED} on both sides (--seed)")
     return router
-
-
-def _config_refused(loaded: Loaded) -> bool:
-    from ..diffing.verdict import config_refusals
-
-    return bool(config_refusals(loaded.diagnostics))
 
 
 def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
