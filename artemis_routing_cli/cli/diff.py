@@ -19,7 +19,7 @@ def diff_command(
     keys_file: Optional[str] = typer.Option(None, "--keys-file", metavar="FILE",
                                             help="Keys, as simulate --keys-file reads them (routed locally)."),
     sample: Optional[int] = typer.Option(None, "--sample", metavar="N",
-                                         help="N generated keys of each router's key type (when no keys are given)."),
+                                         help="N generated clients, a value of every key type each (no keys at hand)."),
     keys: Optional[str] = typer.Option(None, "--keys", metavar="PATH",
                                        help="Keys as analyze reads them, routed on Spark (large populations)."),
     keys_format: str = typer.Option("auto", "--keys-format", help="--keys: auto, text, csv, json, parquet."),
