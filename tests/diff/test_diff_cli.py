@@ -222,5 +222,7 @@ def test_substituted_values_are_shown_only_when_asked(tmp_path: Path) -> None:
         assert "(from ${ltf})" in run.out, fmt
     shown = arouter("diff", str(old), str(new), "-D", f"ltf={secret}", "--show-values")
     assert f"local-target-filter: {secret} → ^FOO.*" in shown.out
+    # no keys given: nobody is said to move
+    assert shown.out.endswith("who moves: not computed (give --keys-file, --sample N or --keys)\n")
     same = arouter("diff", str(old), str(new), "-D", "ltf=^FOO.*", "-f", "json")
     assert json.loads(same.out)["summary"]["routers_changed"] == 0
