@@ -10,7 +10,7 @@ reads): a change there changes nothing in routing, and the diff says so.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..config.model import BrokerConfig, ClusterConnection, ConnectionRouter, Divert, Policy
@@ -153,14 +153,20 @@ def _generic(obj: object, section_pos: Pos) -> Settings:
         if name == "name" or name in _SKIP or name.endswith(("_pos", "_empty")):
             continue
         value = getattr(obj, name)
-        if dataclasses.is_dataclass(value):
-            value = repr(dataclasses.astuple(value))  # type: ignore[arg-type]
+        if dataclasses.is_dataclass(value):  # e.g. a divert's transformer: class name and properties
+            value = str({f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        elif isinstance(value, Mapping):
+            value = str(_plain(value))
         elif isinstance(value, tuple):
             value = ", ".join(map(str, value)) if value else None
         element = name.replace("_", "-")
         file, line = _at(_field_pos(fields, element), section_pos)
         out[element] = Setting(value, file, line)
     return out
+
+
+def _plain(value: object) -> object:
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 def divert_settings(config: BrokerConfig, divert: Divert) -> Settings:

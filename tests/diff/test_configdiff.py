@@ -150,3 +150,15 @@ def test_added_and_removed_sections_and_hidden_passwords() -> None:
     assert "s3cret" not in repr(d)
     cc = next(s for s in d.cluster_connections if s.name == "my-cluster")
     assert cc.status == "changed" and _changes(cc) == {"max-hops": (1, 2)}
+
+
+def test_a_divert_transformer_change() -> None:
+    text = sample_text()
+    old = edit(text, "<routing-type>MULTICAST</routing-type>",
+               '<routing-type>MULTICAST</routing-type>\n            <transformer><class-name>a.B</class-name>'
+               '<property key="k" value="1"/></transformer>')
+    new = edit(old, '<property key="k" value="1"/>', '<property key="k" value="2"/>')
+    d = _diff(old, new)
+    divert = next(s for s in d.diverts if s.name == "order-divert")
+    assert divert.status == "changed" and [c.setting for c in divert.changes] == ["transformer"]
+    assert "'k': '2'" in str(divert.changes[0].new)
