@@ -162,3 +162,26 @@ def test_a_divert_transformer_change() -> None:
     divert = next(s for s in d.diverts if s.name == "order-divert")
     assert divert.status == "changed" and [c.setting for c in divert.changes] == ["transformer"]
     assert "'k': '2'" in str(divert.changes[0].new)
+
+
+def test_every_corpus_file_against_itself_and_its_neighbour() -> None:
+    """Real broker.xml files: no change against itself; a neighbour compares without a crash."""
+    import pytest
+
+    from artemis_routing_cli.config import load
+
+    from ..conftest import corpus_files
+
+    files = corpus_files()
+    if not files:
+        pytest.skip("the corpus is absent")
+    opts = LoadOptions(environ={})
+    previous = None
+    for path in files:
+        cfg = load(str(path), opts)
+        same = diff_configs(cfg, load(str(path), opts))
+        assert all(s.status == "unchanged" and not s.changes
+                   for s in same.routers + same.diverts + same.cluster_connections), path
+        if previous is not None:
+            diff_configs(previous, cfg)
+        previous = cfg
