@@ -69,8 +69,12 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
     return lint_document(doc, config, settings)
 
 
-def lint_document(doc: RawDocument, config: BrokerConfig, settings: LintSettings | None = None) -> FileReport:
-    """:func:`lint_path` for a document already loaded (``doc``) and built (``config``)."""
+def lint_document(doc: RawDocument, config: BrokerConfig, settings: LintSettings | None = None, *,
+                  suppress: bool = True) -> FileReport:
+    """:func:`lint_path` for a document already loaded (``doc``) and built (``config``).
+
+    ``suppress=False`` ignores inline suppressions: what the broker does, which reads no comment.
+    """
     settings = settings or LintSettings()
     metas = all_rules()
     diags: list[Diagnostic] = []
@@ -79,7 +83,7 @@ def lint_document(doc: RawDocument, config: BrokerConfig, settings: LintSettings
     diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of))
     diags.extend(run_rules(config))
 
-    sups = find_suppressions(doc.root, doc.locator.locate, _normalise)
+    sups = find_suppressions(doc.root, doc.locator.locate, _normalise) if suppress else []
     diags = apply_suppressions(diags, sups, _normalise)
     ctx = Context(config, metas)
     for s in sups:

@@ -90,6 +90,13 @@ def test_undeployable_router_is_never_routed_and_fails_on_refused(tmp_path: Path
     assert r["deploy"] == {"old": "deployed", "new": "refused", "changed": True, "reasons": r["deploy"]["reasons"]}
     assert "AR303" in r["deploy"]["reasons"][0]
     assert {m["to"] for m in r["matrix"]} == {"NOT_DEPLOYED"} and r["moved"] == 500
+    # a suppression comment silences validate, not the broker
+    hushed = _write(tmp_path, "hushed.xml", edit(new.read_text(encoding="utf-8"),
+                                                 '<connection-router name="shard-router">',
+                                                 '<!-- arouter: disable=AR303 we know -->\n'
+                                                 '         <connection-router name="shard-router">'))
+    quiet = arouter("diff", str(old), str(hushed), "-r", "shard-router", "-f", "json")
+    assert json.loads(quiet.out)["routers"][0]["deploy"]["new"] == "refused"
     failing = arouter(*base, "--fail-on-refused")
     assert failing.code == 1 and "shard-router: changed" in failing.out
     assert "the broker would now REFUSE this router" in failing.out
