@@ -3,7 +3,8 @@
 Today the verdict is validate's error findings (``linting``) in the router's own section
 (``connection-router NAME``: a policy that does not exist, CONSISTENT_HASH_MODULO without
 ``MODULO``, …), plus errors elsewhere in the file, which stop the whole broker (then every router is
-refused). :func:`router_refusals` is meant to be swapped for the project's shared deploy-verdict
+refused). The findings come unsuppressed (the broker reads no suppression comment).
+:func:`router_refusals` is meant to be swapped for the project's shared deploy-verdict
 function when there is one; nothing else in ``diff`` decides deployability.
 """
 
