@@ -74,8 +74,12 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
     return lint_loaded(doc, config, settings)
 
 
-def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings | None = None) -> FileReport:
-    """The findings on a document already loaded (and its config built): what lint_path reports."""
+def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings | None = None, *,
+                suppress: bool = True) -> FileReport:
+    """The findings on a document already loaded (and its config built): what lint_path reports.
+
+    ``suppress=False`` ignores inline suppressions: what the broker does, which reads no comment.
+    """
     settings = settings or LintSettings()
     metas = all_rules()
     diags: list[Diagnostic] = []
@@ -85,7 +89,7 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
     diags.extend(run_rules(config))
     raw = ordered(diags)
 
-    sups = find_suppressions(doc.root, doc.locator.locate, _normalise)
+    sups = find_suppressions(doc.root, doc.locator.locate, _normalise) if suppress else []
     diags = apply_suppressions(diags, sups, _normalise)
     ctx = Context(config, metas)
     for s in sups:

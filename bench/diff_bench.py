@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -35,15 +34,21 @@ def config(targets: list[str]) -> str:
             "</connection-router></connection-routers></core></configuration>")
 
 
+# Runs one command and reports its own peak RSS: a fresh parent has no other child to mix in.
+_MEASURE = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+            "print('RSS', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(code)")
+
+
 def run(args: list[str], parse: bool = True) -> tuple[float, float, dict]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall time, the command's own peak RSS (MB) and its JSON output."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "artemis_routing_cli", *args], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "artemis_routing_cli", *args],
+                          capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
-    rss = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
+    rss = int(proc.stderr.rsplit("RSS ", 1)[1].split()[0]) / 1024
     return wall, rss, json.loads(proc.stdout) if parse else {}
 
 

@@ -19,7 +19,7 @@ def diff_command(
     keys_file: Optional[str] = typer.Option(None, "--keys-file", metavar="FILE",
                                             help="Keys, as simulate --keys-file reads them (routed locally)."),
     sample: Optional[int] = typer.Option(None, "--sample", metavar="N",
-                                         help="N generated keys of each router's key type (when no keys are given)."),
+                                         help="N generated clients, a value of every key type each (no keys at hand)."),
     keys: Optional[str] = typer.Option(None, "--keys", metavar="PATH",
                                        help="Keys as analyze reads them, routed on Spark (large populations)."),
     keys_format: str = typer.Option("auto", "--keys-format", help="--keys: auto, text, csv, json, parquet."),
@@ -46,6 +46,8 @@ def diff_command(
                                                help="--address: a message header (as simulate)."),
     routing_type: Optional[str] = typer.Option(None, "--routing-type", help="--address: ANYCAST or MULTICAST."),
     message: Optional[str] = typer.Option(None, "--message", metavar="FILE.json", help="--address: the message."),
+    show_values: bool = typer.Option(False, "--show-values",
+                                     help="Show values that came from ${...} substitution (hidden by default)."),
     fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown, sarif or github."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the output to FILE."),
     report: Optional[str] = typer.Option(None, "--report", metavar="FILE.html",
@@ -63,6 +65,7 @@ def diff_command(
         master=master, conf=conf or [], engine=engine, spark_log_level=spark_log_level, node_id=node_id or [],
         down=down or [], connections=connections or [], targets=targets, seed=seed, define=define or [],
         address=address, prop=prop or [], header=header or [], routing_type=routing_type, message=message, fmt=fmt,
+        show_values=show_values,
         output=output, report=report, fail_on_churn=fail_on_churn, fail_on_refused=fail_on_refused))
     if code:
         raise typer.Exit(code)

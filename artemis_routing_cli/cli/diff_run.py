@@ -43,6 +43,7 @@ class DiffOptions:
     header: list[str] = field(default_factory=list)
     routing_type: str | None = None
     message: str | None = None
+    show_values: bool = False
     fmt: str = "text"
     output: str | None = None
     report: str | None = None
@@ -97,8 +98,9 @@ def _load(source: ConfigSource, properties: dict[str, str]) -> Loaded:
 
     doc = load_document(source.path, LoadOptions(properties, source=source.source))
     config = build_config(doc)
+    # the broker reads no suppression comment: the verdict sees every finding (report.raw)
     report = lint_loaded(doc, config, LintSettings(properties=properties))
-    return Loaded(source, config, report.diagnostics)
+    return Loaded(source, config, report.raw)
 
 
 def run_diff(opts: DiffOptions) -> int:
@@ -132,7 +134,7 @@ def _compare(opts: DiffOptions, threshold: float | None, old: Loaded, new: Loade
     from ..diffing.document import build_document
     from ..diffing.verdict import config_refusals, router_refusals
 
-    diff = diff_configs(old.config, new.config)
+    diff = diff_configs(old.config, new.config, show_values=opts.show_values)
     routers = [dataclasses.replace(
         s,
         old_refused=router_refusals(old.diagnostics, s.name) if s.status != "added" else (),
@@ -173,7 +175,7 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
     cfg = loaded.config.router(name)
     if cfg is None:
         return NO_ROUTER
-    if refused or loaded.diagnostics and _config_refused(loaded):
+    if refused:  # the router's own errors, or the whole file's (verdict.router_refusals)
         return NOT_DEPLOYED
     try:
         router = Router.from_config(loaded.config, cfg, state, seed=DEFAULT_SEED if seed is None else seed)
@@ -185,12 +187,6 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
         assumed.append(f"{name}: the round-robin order (ROUND_ROBIN, LEAST_CONNECTIONS ties) starts at position "
                        f"{DEFAULT_SEED} on both sides (--seed)")
     return router
-
-
-def _config_refused(loaded: Loaded) -> bool:
-    from ..diffing.verdict import config_refusals
-
-    return bool(config_refusals(loaded.diagnostics))
 
 
 def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
@@ -245,7 +241,8 @@ def _write(opts: DiffOptions, doc: dict[str, Any], state: Any) -> None:
         from ..report.diff_html import html_report
 
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        write_text(opts.report, html_report(doc, generated_at=when, node_ids=dict(state.node_ids)), what="report")
+        ids = {**{t.name: t.node_id for t in state.known if t.node_id_known}, **dict(state.node_ids)}
+        write_text(opts.report, html_report(doc, generated_at=when, node_ids=ids), what="report")
         note(f"arouter: report written to {opts.report}")
     if opts.output is not None:
         write_text(opts.output, text, what="output")

@@ -66,8 +66,19 @@ class SectionDiff:
         return bool(self.old_refused) != bool(self.new_refused)
 
 
-def diff_settings(old: Settings | None, new: Settings | None) -> list[Change]:
-    """Every setting whose value differs (a missing side is None); password values are hidden."""
+def _shown(setting: Setting | None, value: object, show_values: bool) -> object:
+    if value is None or setting is None:
+        return value
+    if setting.secret:
+        return HIDDEN
+    if setting.via and not show_values:
+        return "(from " + ", ".join(f"${{{name}}}" for name in setting.via) + ")"
+    return value
+
+
+def diff_settings(old: Settings | None, new: Settings | None, show_values: bool = False) -> list[Change]:
+    """Every setting whose value differs (a missing side is None). Password values are hidden, and so
+    (unless ``show_values``) are values that came from ``${}`` substitution."""
     old, new = old or {}, new or {}
     out: list[Change] = []
     for name in [*new, *(n for n in old if n not in new)]:
@@ -77,8 +88,7 @@ def diff_settings(old: Settings | None, new: Settings | None) -> list[Change]:
         if va == vb:
             continue
         where: Setting = b if b is not None else a  # type: ignore[assignment]
-        if where.secret:
-            va, vb = (HIDDEN if va is not None else None), (HIDDEN if vb is not None else None)
+        va, vb = _shown(a, va, show_values), _shown(b, vb, show_values)
         out.append(Change(name, va, vb, where.file, where.line, where.ignored, "new" if b is not None else "old"))
     return out
 
@@ -92,11 +102,12 @@ def _status(old: object, new: object, changes: Iterable[Change]) -> str:
 
 
 def _sections(kind: str, olds: dict[str, object], news: dict[str, object],
-              settings: Callable[[object], Settings]) -> list[SectionDiff]:
+              settings: Callable[[object], Settings], show_values: bool) -> list[SectionDiff]:
     out = []
     for name in [*news, *(n for n in olds if n not in news)]:
         o, n = olds.get(name), news.get(name)
-        changes = diff_settings(settings(o) if o is not None else None, settings(n) if n is not None else None)
+        changes = diff_settings(settings(o) if o is not None else None, settings(n) if n is not None else None,
+                                show_values)
         pos = (n if n is not None else o).pos  # type: ignore[union-attr]
         out.append(SectionDiff(kind, name, _status(o, n, changes), tuple(changes), pos.file, pos.line))
     return out
@@ -116,13 +127,22 @@ class ConfigDiff:
     cluster_connections: list[SectionDiff]
 
 
-def diff_configs(old: BrokerConfig, new: BrokerConfig) -> ConfigDiff:
-    """What changed between ``old`` and ``new``, section by section (by name, first of a name)."""
+def diff_configs(old: BrokerConfig, new: BrokerConfig, *, show_values: bool = False) -> ConfigDiff:
+    """What changed between ``old`` and ``new``, section by section (by name, first of a name).
+
+    Values substituted from ``${}`` are compared as resolved but shown by name unless ``show_values``.
+    """
+    def owner(section: object, of_new: tuple[object, ...]) -> BrokerConfig:
+        return new if any(x is section for x in of_new) else old
+
     routers = _sections("connection-router", _first_by_name(old.connection_routers),
                         _first_by_name(new.connection_routers),
-                        lambda r: router_settings(new if any(x is r for x in new.connection_routers) else old, r))  # type: ignore[arg-type]
+                        lambda r: router_settings(owner(r, new.connection_routers), r),  # type: ignore[arg-type]
+                        show_values)
     diverts = _sections("divert", _first_by_name(old.diverts), _first_by_name(new.diverts),
-                        divert_settings)  # type: ignore[arg-type]
+                        lambda d: divert_settings(owner(d, new.diverts), d), show_values)  # type: ignore[arg-type]
     ccs = _sections("cluster-connection", _first_by_name(old.cluster_connections),
-                    _first_by_name(new.cluster_connections), cluster_settings)  # type: ignore[arg-type]
+                    _first_by_name(new.cluster_connections),
+                    lambda c: cluster_settings(owner(c, new.cluster_connections), c),  # type: ignore[arg-type]
+                    show_values)
     return ConfigDiff(routers, diverts, ccs)

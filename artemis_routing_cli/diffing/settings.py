@@ -10,7 +10,7 @@ reads): a change there changes nothing in routing, and the diff says so.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..config.model import BrokerConfig, ClusterConnection, ConnectionRouter, Divert, Policy
@@ -30,10 +30,11 @@ class Setting:
     line: int
     ignored: str | None = None  # why the broker does not read it
     secret: bool = False
+    via: tuple[str, ...] = ()  # the ${names} substituted into it: its value is not shown unless asked
 
 
 Settings = dict[str, Setting]
-Put = Callable[..., None]  # put(name, value, element=None, pos=None, ignored=None, secret=False)
+Put = Callable[..., None]  # put(name, value, element=None, pos=None, ignored=None, secret=False, via=())
 
 
 def _at(pos: Pos | None, fallback: Pos) -> tuple[str, int]:
@@ -46,6 +47,18 @@ def _field_pos(fields: object, name: str) -> Pos | None:
     return fv.pos if fv is not None else None
 
 
+def substituted(config: BrokerConfig, file: str, line: int) -> tuple[str, ...]:
+    """The ``${name}``s replaced on ``file``:``line`` (their values are the user's, not ours to print)."""
+    return tuple(dict.fromkeys(u.name for u in config.properties if u.file == file and u.line == line))
+
+
+def _with_via(config: BrokerConfig, settings: Settings) -> Settings:
+    if not config.properties:
+        return settings
+    return {k: dataclasses.replace(v, via=tuple(dict.fromkeys(v.via + substituted(config, v.file, v.line))))
+            for k, v in settings.items()}
+
+
 def _blank_none(value: str | None) -> str | None:
     return None if value is None or not value.strip() else value
 
@@ -56,9 +69,9 @@ def router_settings(config: BrokerConfig, router: ConnectionRouter) -> Settings:
     f = router.fields
 
     def put(name: str, value: object, element: str | None = None, pos: Pos | None = None,
-            ignored: str | None = None, secret: bool = False) -> None:
+            ignored: str | None = None, secret: bool = False, via: tuple[str, ...] = ()) -> None:
         file, line = _at(pos or (_field_pos(f, element) if element else None), router.pos)
-        out[name] = Setting(value, file, line, ignored, secret)
+        out[name] = Setting(value, file, line, ignored, secret, via)
 
     put("key-type", router.key_type, "key-type")
     put("key-filter", _blank_none(router.key_filter), "key-filter")
@@ -73,7 +86,7 @@ def router_settings(config: BrokerConfig, router: ConnectionRouter) -> Settings:
     put("key-transformer", transformer.text if transformer is not None else None, "key-transformer",
         ignored="the broker's parser never reads key-transformer")
     _pool_settings(config, router, put)
-    return out
+    return _with_via(config, out)
 
 
 def _policy_settings(router: ConnectionRouter, put: Put) -> None:
@@ -123,7 +136,9 @@ def _pool_settings(config: BrokerConfig, router: ConnectionRouter, put: Put) -> 
         pos = pool.static_connector_pos[i] if i < len(pool.static_connector_pos) else pool.pos
         connector = config.connectors.get(name)
         where = connector.url.host_port if connector is not None else "(no such connector: skipped by the broker)"
-        put(f"pool.member {name}", f"#{i + 1} {where}", pos=pos)
+        # a connector URL that came (in part) from ${...} is hidden as the URL's own line would be
+        via = substituted(config, connector.pos.file, connector.pos.line) if connector is not None else ()
+        put(f"pool.member {name}", f"#{i + 1} {where}", pos=pos, via=via)
 
 
 # Model fields that are positions or raw text, not settings.
@@ -138,8 +153,10 @@ def _generic(obj: object, section_pos: Pos) -> Settings:
         if name == "name" or name in _SKIP or name.endswith(("_pos", "_empty")):
             continue
         value = getattr(obj, name)
-        if dataclasses.is_dataclass(value):
-            value = repr(dataclasses.astuple(value))  # type: ignore[arg-type]
+        if dataclasses.is_dataclass(value):  # e.g. a divert's transformer: class name and properties
+            value = str({f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        elif isinstance(value, Mapping):
+            value = str(_plain(value))
         elif isinstance(value, tuple):
             value = ", ".join(map(str, value)) if value else None
         element = name.replace("_", "-")
@@ -148,14 +165,18 @@ def _generic(obj: object, section_pos: Pos) -> Settings:
     return out
 
 
-def divert_settings(divert: Divert) -> Settings:
+def _plain(value: object) -> object:
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def divert_settings(config: BrokerConfig, divert: Divert) -> Settings:
     out = _generic(divert, divert.pos)
     out["forwarding-address"] = dataclasses.replace(out["forwarding-address"],
                                                     value=", ".join(divert.forwarding_addresses) or None)
     if divert.filter_pos is not None:
         out["filter"] = dataclasses.replace(out["filter"], file=divert.filter_pos.file, line=divert.filter_pos.line)
-    return out
+    return _with_via(config, out)
 
 
-def cluster_settings(cc: ClusterConnection) -> Settings:
-    return _generic(cc, cc.pos)
+def cluster_settings(config: BrokerConfig, cc: ClusterConnection) -> Settings:
+    return _with_via(config, _generic(cc, cc.pos))

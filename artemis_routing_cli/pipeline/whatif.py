@@ -1,7 +1,8 @@
 """What-if scenarios: the same keys with one target down (``down=TARGET``) or one more (``add=NODE_ID``).
 
 A scenario is a changed copy of a router, routed by the same engine; the analysis counts the keys
-whose answer (status and target) changes. The copy starts with an empty cache: it shows where keys
+whose answer (status and target) changes with routing.transfer, the same count as ``arouter diff``'s
+churn (there the changed router comes from the new config). The copy starts with an empty cache: it shows where keys
 go when they are routed afresh (a live broker's cache keeps existing keys sticky until they expire).
 """
 

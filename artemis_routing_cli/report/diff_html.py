@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .diff_render import _pct, change_sentence, where
+from .diff_render import _pct, _summary, change_sentence, where
 
 CELL = 64  # px per matrix cell
 LABEL = 170  # px for the row/column labels
@@ -58,7 +58,6 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 
 
 def html_report(doc: dict[str, Any], *, generated_at: str, node_ids: dict[str, str]) -> str:
-    s = doc["summary"]
     rows = [("old config", f'{doc["old"]["display"]} ({doc["old"]["read"]})'),
             ("new config", f'{doc["new"]["display"]} ({doc["new"]["read"]})'),
             ("keys", doc["keys"]["source"] if doc["keys"] else "none (settings only)"),
@@ -72,8 +71,7 @@ def html_report(doc: dict[str, Any], *, generated_at: str, node_ids: dict[str, s
            "<h1>arouter diff</h1>",
            '<table class="meta">' + "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in rows)
            + "</table>",
-           f"<p>{s['routers_changed']} router(s) changed; {s['moved']:,} key(s) move; highest churn "
-           f"{_pct(s['max_churn'])}; {s['became_refused']:,} key(s) newly refused.</p>"]
+           f"<p>{escape(_summary(doc))}.</p>"]
     for r in doc["routers"]:
         out.append(f'<h2 id="router-{escape(r["name"])}">connection-router {escape(r["name"])}: {r["status"]}</h2>')
         d = r["deploy"]

@@ -87,10 +87,17 @@ def render_text(doc: Doc) -> str:
             out += [f"  {change_sentence(c)} ({where(c)})" for c in s["changes"]]
     if doc["flow"] is not None:
         out += list(_flow_text(doc["flow"]))
-    s = doc["summary"]
-    out.append(f"summary: {s['routers_changed']} router(s) changed, {s['moved']:,} key(s) move, "
-               f"highest churn {_pct(s['max_churn'])}, {s['became_refused']:,} key(s) newly refused")
+    out.append(f"summary: {_summary(doc)}")
     return "\n".join(out) + "\n"
+
+
+def _summary(doc: Doc) -> str:
+    s = doc["summary"]
+    changed = f"{s['routers_changed']} router(s) changed"
+    if doc["keys"] is None:
+        return f"{changed}; who moves: not computed (give --keys-file, --sample N or --keys)"
+    return (f"{changed}; {s['moved']:,} key(s) move; highest churn {_pct(s['max_churn'])}; "
+            f"{s['became_refused']:,} key(s) newly refused")
 
 
 def _router_text(r: dict[str, Any]) -> Iterator[str]:
@@ -138,8 +145,8 @@ def render_markdown(doc: Doc) -> str:
     s = doc["summary"]
     out = [f"### arouter diff: `{_md(doc['old']['display'])}` → `{_md(doc['new']['display'])}`", ""]
     keys = doc["keys"]
-    out.append(f"{s['routers_changed']} router(s) changed; {s['moved']:,} key(s) move; highest churn "
-               f"**{_pct(s['max_churn'])}**; {s['became_refused']:,} key(s) newly refused"
+    out.append(_md(_summary(doc)).replace(f"highest churn {_pct(s['max_churn'])}",
+                                          f"highest churn **{_pct(s['max_churn'])}**")
                + (f" (keys: {_md(keys['source'])})." if keys else "."))
     if s["routers_refused_now"]:
         out += ["", "> [!CAUTION]", "> The broker would refuse: " + ", ".join(f"`{_md(n)}`"

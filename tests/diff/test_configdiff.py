@@ -8,9 +8,10 @@ from artemis_routing_cli.diffing.configdiff import diff_configs
 from .edits import STICKY_MEMBERS, STICKY_POLICY, edit, sample_text
 
 
-def _diff(old: str, new: str, props: dict[str, str] | None = None):
+def _diff(old: str, new: str, props: dict[str, str] | None = None, show_values: bool = False):
     opts = LoadOptions(props or {}, environ={})
-    return diff_configs(load_text(old, opts, name="old.xml"), load_text(new, opts, name="new.xml"))
+    return diff_configs(load_text(old, opts, name="old.xml"), load_text(new, opts, name="new.xml"),
+                        show_values=show_values)
 
 
 def _router(d, name: str):
@@ -45,8 +46,11 @@ def test_add_and_remove_a_pool_member() -> None:
     added = edit(text, STICKY_MEMBERS, STICKY_MEMBERS.replace(
         "<connector-ref>broker3</connector-ref>\n",
         "<connector-ref>broker3</connector-ref>\n                  <connector-ref>artemis</connector-ref>\n"))
-    r = _router(_diff(text, added), "sticky-router")
-    assert _changes(r) == {"pool.member artemis": (None, "#4 localhost:61616")}
+    # the artemis connector's host is ${broker.host:localhost}: shown by name unless asked
+    assert _changes(_router(_diff(text, added), "sticky-router")) == {
+        "pool.member artemis": (None, "(from ${broker.host})")}
+    assert _changes(_router(_diff(text, added, show_values=True), "sticky-router")) == {
+        "pool.member artemis": (None, "#4 localhost:61616")}
 
 
 def test_change_a_key_filter() -> None:
@@ -95,7 +99,10 @@ def test_a_substituted_default_changes_only_when_the_value_does() -> None:
     same_value = edit(text, literal, literal)  # the literal the default resolves to
     assert _router(_diff(old, same_value), "local-partition").changes == ()
     new_default = edit(text, literal, "<key-filter>${kf:^.{5}}</key-filter>\n            <local-target-filter>")
-    assert _changes(_router(_diff(old, new_default), "local-partition")) == {"key-filter": ("^.{3}", "^.{5}")}
+    assert _changes(_router(_diff(old, new_default), "local-partition")) == {
+        "key-filter": ("(from ${kf})", "(from ${kf})")}  # a changed value, not shown: it is the user's
+    assert _changes(_router(_diff(old, new_default, show_values=True), "local-partition")) == {
+        "key-filter": ("^.{3}", "^.{5}")}
     # with the property given, both defaults are overridden by the same value: no change
     assert _router(_diff(old, new_default, {"kf": "^.{2}"}), "local-partition").changes == ()
 
@@ -143,3 +150,38 @@ def test_added_and_removed_sections_and_hidden_passwords() -> None:
     assert "s3cret" not in repr(d)
     cc = next(s for s in d.cluster_connections if s.name == "my-cluster")
     assert cc.status == "changed" and _changes(cc) == {"max-hops": (1, 2)}
+
+
+def test_a_divert_transformer_change() -> None:
+    text = sample_text()
+    old = edit(text, "<routing-type>MULTICAST</routing-type>",
+               '<routing-type>MULTICAST</routing-type>\n            <transformer><class-name>a.B</class-name>'
+               '<property key="k" value="1"/></transformer>')
+    new = edit(old, '<property key="k" value="1"/>', '<property key="k" value="2"/>')
+    d = _diff(old, new)
+    divert = next(s for s in d.diverts if s.name == "order-divert")
+    assert divert.status == "changed" and [c.setting for c in divert.changes] == ["transformer"]
+    assert "'k': '2'" in str(divert.changes[0].new)
+
+
+def test_every_corpus_file_against_itself_and_its_neighbour() -> None:
+    """Real broker.xml files: no change against itself; a neighbour compares without a crash."""
+    import pytest
+
+    from artemis_routing_cli.config import load
+
+    from ..conftest import corpus_files
+
+    files = corpus_files()
+    if not files:
+        pytest.skip("the corpus is absent")
+    opts = LoadOptions(environ={})
+    previous = None
+    for path in files:
+        cfg = load(str(path), opts)
+        same = diff_configs(cfg, load(str(path), opts))
+        assert all(s.status == "unchanged" and not s.changes
+                   for s in same.routers + same.diverts + same.cluster_connections), path
+        if previous is not None:
+            diff_configs(previous, cfg)
+        previous = cfg

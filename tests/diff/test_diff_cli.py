@@ -90,6 +90,13 @@ def test_undeployable_router_is_never_routed_and_fails_on_refused(tmp_path: Path
     assert r["deploy"] == {"old": "deployed", "new": "refused", "changed": True, "reasons": r["deploy"]["reasons"]}
     assert "AR303" in r["deploy"]["reasons"][0]
     assert {m["to"] for m in r["matrix"]} == {"NOT_DEPLOYED"} and r["moved"] == 500
+    # a suppression comment silences validate, not the broker
+    hushed = _write(tmp_path, "hushed.xml", edit(new.read_text(encoding="utf-8"),
+                                                 '<connection-router name="shard-router">',
+                                                 '<!-- arouter: disable=AR303 we know -->\n'
+                                                 '         <connection-router name="shard-router">'))
+    quiet = arouter("diff", str(old), str(hushed), "-r", "shard-router", "-f", "json")
+    assert json.loads(quiet.out)["routers"][0]["deploy"]["new"] == "refused"
     failing = arouter(*base, "--fail-on-refused")
     assert failing.code == 1 and "shard-router: changed" in failing.out
     assert "the broker would now REFUSE this router" in failing.out
@@ -209,3 +216,20 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
                              *NODE_IDS).out)
     flows = [m for m in doc["routers"][0]["matrix"] if m["from"] != m["to"]]
     assert flows and dom.count('<rect class="cell moved"') == len(flows)
+
+
+def test_substituted_values_are_shown_only_when_asked(tmp_path: Path) -> None:
+    filt = "<local-target-filter>^FOO.*</local-target-filter>"
+    old = _write(tmp_path, "old.xml", edit(sample_text(), filt, "<local-target-filter>${ltf}</local-target-filter>"))
+    new = _write(tmp_path, "new.xml", sample_text())
+    secret = "^(SECRET-TENANT-7).*"
+    for fmt in ("text", "json", "markdown", "github", "sarif"):
+        run = arouter("diff", str(old), str(new), "-D", f"ltf={secret}", "-f", fmt)
+        assert run.code == 0 and "SECRET-TENANT-7" not in run.out + run.err, fmt
+        assert "(from ${ltf})" in run.out, fmt
+    shown = arouter("diff", str(old), str(new), "-D", f"ltf={secret}", "--show-values")
+    assert f"local-target-filter: {secret} → ^FOO.*" in shown.out
+    # no keys given: nobody is said to move
+    assert shown.out.endswith("who moves: not computed (give --keys-file, --sample N or --keys)\n")
+    same = arouter("diff", str(old), str(new), "-D", "ltf=^FOO.*", "-f", "json")
+    assert json.loads(same.out)["summary"]["routers_changed"] == 0
