@@ -1,0 +1,429 @@
+"""Applying property lines to the broker's beans, one line at a time, as ``populateWithProperties``.
+
+For each line: ``${}`` is substituted in key and value (XMLUtil.replaceSystemPropsInString, so an
+undefined name without default becomes ""), ``ENC(...)`` values are noted as masked, then the key
+is walked step by step (:mod:`.paths`): a collection's step finds its entry by name or creates it
+(a ``(NAME)`` step only finds), a null nested bean is created with its no-argument constructor, a
+map takes any key. The last step is set with the broker's conversions (:mod:`.convert`), or, when
+the value is the removal marker (``-``), removes the entry, map key or whole collection.
+
+A line the broker refuses becomes an error in its status (never a stop); the lines after it still
+apply. Every such error, and every case where the broker is silent but wrong, is a finding here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..positions import Pos
+from ..substitution import Lookup, substitute
+from . import convert
+from .beans import (
+    BOOL,
+    DOUBLE,
+    INT,
+    JAVA_NAMES,
+    LIST,
+    LONG,
+    MAP,
+    NAMED,
+    OTHER,
+    SCHEMAS,
+    STR,
+    Bean,
+    Coll,
+    Entries,
+    Nested,
+)
+from .beans import Enum as EnumType
+from .paths import DEFAULT_REMOVE, DEFAULT_SURROUND, KEY_SURROUND, REMOVE_VALUE, PathError, split_key
+
+# Rule ids of the findings (documented in rules/brokerprops.py).
+UNREADABLE = "AR710"
+UNKNOWN_NAME = "AR711"
+SILENT_DEFAULT = "AR712"
+REJECTED = "AR713"
+UNKNOWN_MAP_KEY = "AR714"
+UNDEFINED = "AR715"
+UNDONE = "AR716"
+POOL_NO_SOURCE = "AR717"
+OVERRIDES_XML = "AR718"
+JSON_NESTED_MAP = "AR719"
+
+# Keys each map knows (the rest is accepted silently by the broker and never read).
+POLICY_KEYS = {"CONSISTENT_HASH_MODULO": ("MODULO",), "LEAST_CONNECTIONS": ("CONNECTION_COUNT_THRESHOLD",)}
+
+
+@dataclass(frozen=True, slots=True)
+class PropLine:
+    """One property as a source gives it (after Properties.load or the JSON flattening)."""
+
+    key: str
+    value: str
+    pos: Pos
+    json: bool = False  # from a .json source (nested objects became dotted keys)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str
+    pos: Pos
+    message: str
+    hint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StatusError:
+    """An entry of the broker's status ``errors`` list for one source."""
+
+    value: str  # "key=value" (secrets shown as ****)
+    reason: str
+
+
+class _Refused(Exception):
+    """The broker refuses this line (InvocationTargetException or another exception in setProperty)."""
+
+
+def _secret(key: str) -> bool:
+    return "password" in key.lower()
+
+
+class Applier:
+    """The properties pass over one broker's beans; ``findings`` and ``errors`` collect as it goes."""
+
+    def __init__(self, root: Bean, lookup: Lookup, xml_file: str | None = None) -> None:
+        self.root = root
+        self.lookup = lookup
+        self.xml_file = xml_file
+        self.findings: list[Finding] = []
+        self.kept: list[PropLine] = []  # lines for sections arouter does not model
+        # (bean id, attribute) -> position of the properties line that last set something below it
+        self._set_below: dict[tuple[int, str], Pos] = {}
+
+    # -- one source ------------------------------------------------------------------------
+    def apply_source(self, lines: list[PropLine], show_secrets: bool = False) -> list[StatusError]:
+        surround, remove = DEFAULT_SURROUND, DEFAULT_REMOVE
+        todo: list[tuple[str, str, PropLine]] = []
+        for line in lines:
+            key, value = self._substitute(line)
+            if key == KEY_SURROUND:
+                surround = value
+                continue
+            if key == REMOVE_VALUE:
+                remove = value
+                continue
+            todo.append((key, value, line))
+        errors: list[StatusError] = []
+        for key, value, line in todo:
+            try:
+                self._apply(key, value, line, surround, remove)
+            except _Refused as refused:
+                shown = value if show_secrets or not (_secret(key) or value.startswith("ENC(")) else "****"
+                reason = str(refused)
+                errors.append(StatusError(f"{key}={shown}", reason))
+                if not any(f.pos == line.pos and f.rule in (UNKNOWN_NAME, JSON_NESTED_MAP) for f in self.findings):
+                    self.findings.append(Finding(REJECTED, line.pos, f"the broker refuses {key}: {reason}; the line "
+                                                 "is only an error in its status, the rest still applies"))
+        return errors
+
+    def _substitute(self, line: PropLine) -> tuple[str, str]:
+        out = []
+        for text in (line.key, line.value):
+            if "${" not in text:
+                out.append(text)
+                continue
+            new, reps = substitute(text, self.lookup, file=line.pos.file)
+            for rep in reps:
+                if rep.source in ("empty", "invalid"):
+                    self.findings.append(Finding(UNDEFINED, line.pos, f"{rep.token} in {line.key} has no system "
+                                                 "property, environment variable or default: the broker uses \"\"",
+                                                 hint=f"give a default (${{{rep.name}:...}}) or pass "
+                                                 f"-D {rep.name}=..."))
+            out.append(new)
+        return out[0], out[1]
+
+    # -- one line --------------------------------------------------------------------------
+    def _apply(self, key: str, value: str, line: PropLine, surround: str, remove: str) -> None:
+        try:
+            steps = split_key(key, surround)
+        except PathError as exc:
+            raise _Refused(str(exc)) from None
+        target: object = self.root
+        trail: list[Bean] = []
+        path: list[str] = []
+        for step in steps[:-1]:
+            target = self._step(target, step.name, step.mapped, step.index, line, key, trail, path)
+            if target is None:
+                return  # a section arouter keeps but does not model
+        last = steps[-1]
+        if last.mapped is not None or last.index is not None:
+            target = self._step(target, last.name, last.mapped, last.index, line, key, trail, path)
+            raise _Refused(f"cannot set an indexed or mapped entry {last.text!r} directly")
+        for bean in trail:
+            bean.touched = True
+        if value == remove:
+            self._remove(target, last.name, line, key)
+            return
+        self._set(target, last.name, value, line, key, path, trail)
+
+    def _step(self, target: object, name: str, mapped: str | None, index: int | None, line: PropLine, key: str,
+              trail: list[Bean], path: list[str]) -> object:
+        if isinstance(target, Entries):
+            found = target.find(name)
+            if found is None:
+                found = self._new_entry(target, name, line)
+            trail.append(found)
+            path.append(name)
+            return found
+        if isinstance(target, dict):
+            raise _Refused(f"no entry {name!r} below a map (a map holds text values)")
+        if not isinstance(target, Bean):
+            raise _Refused(f"cannot go below a value at {name!r}")
+        schema = SCHEMAS[target.kind]
+        kind = schema.get(name)
+        if kind is None:
+            if target.kind == "Configuration":
+                self.kept.append(line)
+                return None
+            self._unknown(target, name, line, key)
+        if kind == OTHER:
+            target.other[key] = line.value
+            target.touched = True
+            return None
+        path.append(name)
+        current = target.values.get(name)
+        if isinstance(kind, Coll):
+            if current is None:
+                current = Entries(kind.kind)
+                target.values[name] = current
+            assert isinstance(current, Entries)
+            if mapped is not None:
+                found = current.find(mapped)
+                if found is None:
+                    raise _Refused(f"Entry does not exist in: {name} for mapped key: {mapped}")
+                trail.append(found)
+                path.append(mapped)
+                return found
+            if index is not None:
+                if not 0 <= index < len(current.items):
+                    raise _Refused(f"Index: {index}, Size: {len(current.items)}")
+                trail.append(current.items[index])
+                return current.items[index]
+            return current
+        if mapped is not None or index is not None:
+            raise _Refused(f"{name} is not a collection: {name}({mapped}) / {name}[{index}] cannot be read")
+        if kind == MAP:
+            if current is None:
+                # initProperty: Map has no constructor (java.lang.NoSuchMethodException: java.util.Map.<init>())
+                if line.json:
+                    self.findings.append(Finding(JSON_NESTED_MAP, line.pos, f"{key}: a nested \"{name}\" object "
+                                                 "under an object the broker creates fails (java.util.Map.<init>()): "
+                                                 "nothing is set", hint=f"write \"{name}\": \"K=V,K2=V2\" instead"))
+                raise _Refused("java.lang.NoSuchMethodException: java.util.Map.<init>()")
+            return current
+        if isinstance(kind, Nested) or kind == NAMED:
+            if current is None:
+                current = Bean(kind.kind if isinstance(kind, Nested) else "Named", created=line.pos)
+                if kind == NAMED:
+                    current.values["properties"] = None  # the no-argument constructor leaves it null
+                target.values[name] = current
+                target.origins[name] = line.pos
+            assert isinstance(current, Bean)
+            trail.append(current)
+            return current
+        raise _Refused(f"cannot go below {name} (a {kind} value)")
+
+    def _new_entry(self, entries: Entries, name: str, line: PropLine) -> Bean:
+        bean = Bean(entries.kind, {"name": name}, {"name": line.pos}, created=line.pos)
+        if entries.kind in ("Acceptor", "Connector"):
+            bean.values["params"] = {}
+            bean.values["extraParams"] = {}
+        entries.items.append(bean)
+        return bean
+
+    def _unknown(self, bean: Bean, name: str, line: PropLine, key: str) -> None:
+        names = [n for n in SCHEMAS[bean.kind] if n != "name"]
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+        if not close:
+            lowered = {n.lower(): n for n in names}
+            close = [lowered[name.lower()]] if name.lower() in lowered else []
+        hint = f"did you mean {key[:len(key) - len(name)] if key.endswith(name) else ''}{close[0]}?" if close else None
+        created = " (the entry is still created)" if bean.created == line.pos else ""
+        self.findings.append(Finding(UNKNOWN_NAME, line.pos, f"{key}: {JAVA_NAMES[bean.kind]} has no property "
+                                     f"{name!r}; the broker only notes it in its status{created}", hint=hint))
+        raise _Refused(f"No accessor method descriptor for: {name} on: class {JAVA_NAMES[bean.kind]}")
+
+    def _remove(self, target: object, name: str, line: PropLine, key: str) -> None:
+        if isinstance(target, dict):
+            target.pop(name, None)
+        elif isinstance(target, Entries):
+            found = target.find(name)
+            if found is not None:
+                target.items.remove(found)
+        elif isinstance(target, Bean):
+            kind = SCHEMAS[target.kind].get(name)
+            current = target.values.get(name)
+            if isinstance(current, Entries):
+                current.items.clear()
+            elif isinstance(current, dict):
+                current.clear()
+            elif kind is None:
+                if target.kind == "Configuration":
+                    self.kept.append(line)
+                    return
+                self._unknown(target, name, line, key)
+            else:
+                raise _Refused(f"Can only clear entries from collection or map properties. property: {name}")
+
+    def _set(self, target: object, name: str, value: str, line: PropLine, key: str, path: list[str],
+             trail: list[Bean]) -> None:
+        if isinstance(target, dict):
+            owner = trail[-1] if trail else None
+            if owner is not None and path:
+                where = f"{path[-1]}.{name}"
+                old_pos = owner.origins.get(where)
+                if old_pos is not None and old_pos.file == self.xml_file and target.get(name) != value:
+                    self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={_shown(key, value)} overrides "
+                                                 f"the value from {old_pos.file}:{old_pos.line} (properties apply "
+                                                 "after broker.xml)"))
+                owner.origins[where] = line.pos
+            target[name] = value
+            self._check_map_key(target, name, line, key, path)
+            return
+        if isinstance(target, Entries):
+            raise _Refused(f"No accessor method descriptor for: {name} on: a collection")
+        assert isinstance(target, Bean)
+        schema = SCHEMAS[target.kind]
+        kind = schema.get(name)
+        if kind is None:
+            if target.kind == "Configuration":
+                self.kept.append(line)
+                return
+            self._unknown(target, name, line, key)
+        if kind == OTHER:
+            target.other[key] = value
+            return
+        new = self._convert(kind, value, line, key)
+        old_pos = target.origins.get(name)
+        if kind == NAMED or isinstance(kind, Nested):
+            self._undone(target, name, line, key)
+        if old_pos is not None and self.xml_file is not None and old_pos.file == self.xml_file \
+                and target.values.get(name) != new:
+            self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={_shown(key, value)} overrides the value "
+                                         f"from {old_pos.file}:{old_pos.line} (properties apply after broker.xml)"))
+        target.values[name] = new
+        target.origins[name] = line.pos
+        if isinstance(new, dict):
+            for k in new:
+                target.origins[f"{name}.{k}"] = line.pos
+        if isinstance(new, Bean):
+            new.created = line.pos
+
+    def _undone(self, target: Bean, name: str, line: PropLine, key: str) -> None:
+        """``policyConfiguration=NAME`` replaces the object: lines that set something in it are lost."""
+        current = target.values.get(name)
+        if not isinstance(current, Bean):
+            return
+        earlier = [pos for attr, pos in current.origins.items() if attr != "name" and pos.file != self.xml_file]
+        if earlier:
+            first = min(earlier, key=lambda p: (p.file, p.line))
+            self.findings.append(Finding(UNDONE, line.pos, f"{key} replaces the whole object, so what "
+                                         f"{first.file}:{first.line} set in it is lost",
+                                         hint=f"write {key} before the lines that set its attributes"))
+
+    def _convert(self, kind: object, value: str, line: PropLine, key: str) -> object:
+        try:
+            if kind == STR:
+                return value
+            if kind == INT:
+                result = convert.to_int(value)
+            elif kind == BOOL:
+                result = convert.to_bool(value)
+            elif kind == DOUBLE:
+                result = convert.to_double(value)
+            elif kind == LONG:
+                result = convert.to_long(value)
+            elif kind == LIST:
+                result = convert.to_list(value)
+            elif kind == MAP:
+                result = convert.to_map(value)
+            elif isinstance(kind, EnumType):
+                result = convert.to_enum(value, kind.constants)
+            elif kind == NAMED:
+                named = Bean("Named", {"name": value, "properties": {}}, {"name": line.pos}, created=line.pos)
+                return named
+            else:
+                raise _Refused(f"{key} cannot be set from text (argument type mismatch)")
+        except convert.ConversionError as exc:
+            raise _Refused(str(exc)) from None
+        if result.silent is not None:
+            self.findings.append(Finding(SILENT_DEFAULT, line.pos, f"{key}: {result.silent}"))
+        return result.value
+
+    def _check_map_key(self, target: dict[str, object], name: str, line: PropLine, key: str,
+                       path: list[str]) -> None:
+        if len(path) < 2:
+            return
+        owner = path[-2]
+        if owner == "policyConfiguration" and path[-1] == "properties":
+            return  # judged once the policy is known (see check_policies)
+        if path[-1] == "params" and path[0] in ("acceptorConfigurations", "connectorConfigurations"):
+            from ..transport_keys import ACCEPTOR_KEYS, CONNECTOR_KEYS
+
+            known = ACCEPTOR_KEYS if path[0] == "acceptorConfigurations" else CONNECTOR_KEYS
+            if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+                self.findings.append(Finding(UNKNOWN_MAP_KEY, line.pos, f"{key}: {name!r} is no transport parameter; "
+                                             "the broker keeps any key in this map and never reads this one",
+                                             hint=f"did you mean {close[0]}?" if close else None))
+
+    # -- after every source --------------------------------------------------------------------
+    def finish(self) -> None:
+        routers = self.root.values.get("connectionRouters")
+        if not isinstance(routers, Entries):
+            return
+        for router in routers.items:
+            self._finish_router(router)
+
+    def _finish_router(self, router: Bean) -> None:
+        pool = router.values.get("poolConfiguration")
+        if isinstance(pool, Bean) and pool.created is not None and pool.source is None:
+            sources = ("clusterConnection", "discoveryGroupName", "staticConnectors")
+            has_source = any(pool.values.get(k) for k in sources)
+            if not has_source:
+                self.findings.append(Finding(POOL_NO_SOURCE, pool.created, f"connectionRouters.{router.name}."
+                                             "poolConfiguration is created by this line but has no clusterConnection, "
+                                             "discoveryGroupName or staticConnectors: the broker fails to activate",
+                                             hint="add one target source, or remove the poolConfiguration lines"))
+        policy = router.values.get("policyConfiguration")
+        if isinstance(policy, Bean):
+            props = policy.values.get("properties")
+            known = POLICY_KEYS.get(str(policy.values.get("name")), ())
+            if isinstance(props, dict):
+                for k in props:
+                    pos = policy.origins.get(f"properties.{k}")
+                    if pos is None or pos.file == self.xml_file or k in known:
+                        continue
+                    close = [n for n in known if n.lower() == k.lower()] or difflib.get_close_matches(k, known, n=1)
+                    self.findings.append(Finding(UNKNOWN_MAP_KEY, pos, f"connectionRouters.{router.name}."
+                                                 f"policyConfiguration.properties.{k}: the policy "
+                                                 f"{policy.values.get('name')} never reads {k!r} (the broker "
+                                                 "accepts any key here silently)",
+                                                 hint=f"did you mean {close[0]}?" if close else None))
+
+
+def _shown(key: str, value: str) -> str:
+    return "****" if _secret(key) or value.startswith("ENC(") else value
+
+
+def origins_below(bean: Bean, prefix: str = "") -> Mapping[str, Pos]:
+    """Every position recorded in ``bean`` and its nested beans, by dotted property path."""
+    out: dict[str, Pos] = {}
+    for attr, pos in bean.origins.items():
+        out[prefix + attr] = pos
+    for attr, value in bean.values.items():
+        if isinstance(value, Bean):
+            out.update(origins_below(value, f"{prefix}{attr}."))
+    return out
