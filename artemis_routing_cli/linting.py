@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from .config import LoadOptions, load_document
+from .config import LoadOptions, load_document, with_broker_properties
 from .config.gcpause import gc_paused
 from .config.parse import build_config
 from .diagnostics import Diagnostic, Severity
@@ -23,6 +24,7 @@ from .rules.suppress import apply_suppressions, find_suppressions
 class LintSettings:
     properties: Mapping[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
+    broker_properties: Any = None  # config.properties.PropertiesOptions (--properties, --cr, --ordinal)
     disabled: frozenset[str] = frozenset()  # rule ids
     severities: Mapping[str, Severity] = field(default_factory=dict)  # id -> severity override
 
@@ -58,14 +60,18 @@ def _normalise(name: str) -> str:
 def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: bytes | None = None) -> FileReport:
     settings = settings or LintSettings()
     metas = all_rules()
+    options = LoadOptions(settings.properties, settings.environ, settings.broker_properties)
+    shown = path
+    if path.endswith((".yaml", ".yml")):  # an operator CR: its properties over the broker's defaults
+        options, path = cr_options(options, path)
     try:
-        doc = load_document(path, LoadOptions(settings.properties, settings.environ), stdin_bytes=stdin_bytes)
-        config = build_config(doc)
+        doc = load_document(path, options, stdin_bytes=stdin_bytes)
+        config = with_broker_properties(build_config(doc), options, path)
     except ArouterError as err:
         meta = metas["AR001"]
         diag = Diagnostic("AR001", meta.severity, meta.category, err.message, err.file or path,
                           err.line or 1, err.column or 1, None, err.hint)
-        return FileReport(path if path != "-" else "<stdin>", [diag], err)
+        return FileReport(shown if shown != "-" else "<stdin>", [diag], err)
 
     diags: list[Diagnostic] = []
     from .config.schema import check_schema
@@ -91,7 +97,19 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
         if override is not None and override != d.severity:
             d = Diagnostic(d.rule, override, d.category, d.message, d.file, d.line, d.column, d.section, d.hint)
         out.append(d)
-    return FileReport(doc.path, ordered(out))
+    return FileReport(shown if shown != path else doc.path, ordered(out))
+
+
+def cr_options(options: LoadOptions, cr: str) -> tuple[LoadOptions, str]:
+    """Options and broker.xml for checking an operator CR on its own: the broker's defaults (an
+    empty broker.xml) with the CR's properties for broker ``--ordinal`` (0 unless given)."""
+    from dataclasses import replace
+
+    from .config.properties import PropertiesOptions
+    from .config.properties.sources import empty_broker_xml
+
+    props = options.broker_properties or PropertiesOptions()
+    return replace(options, broker_properties=replace(props, cr=cr, beside=False)), empty_broker_xml()
 
 
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -51,6 +52,7 @@ class LoadOptions:
 
     properties: Mapping[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
+    broker_properties: Any = None  # config.properties.PropertiesOptions: --properties, --cr, --ordinal
 
     def lookup(self) -> Lookup:
         env = os.environ if self.environ is None else self.environ

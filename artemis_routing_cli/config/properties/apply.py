@@ -221,7 +221,9 @@ class Applier:
                     self.findings.append(Finding(JSON_NESTED_MAP, line.pos, f"{key}: a nested \"{name}\" object "
                                                  "under an object the broker creates fails (java.util.Map.<init>()): "
                                                  "nothing is set", hint=f"write \"{name}\": \"K=V,K2=V2\" instead"))
-                raise _Refused("java.lang.NoSuchMethodException: java.util.Map.<init>()")
+                target.failed_below.append(line.pos)
+                raise _Refused("java.lang.NoSuchMethodException: java.util.Map.<init>() (the object was made "
+                               f"by this key, without a {name} map)")
             return current
         if isinstance(kind, Nested) or kind == NAMED:
             if current is None:
@@ -327,6 +329,7 @@ class Applier:
         if not isinstance(current, Bean):
             return
         earlier = [pos for attr, pos in current.origins.items() if attr != "name" and pos.file != self.xml_file]
+        earlier += current.failed_below
         if earlier:
             first = min(earlier, key=lambda p: (p.file, p.line))
             self.findings.append(Finding(UNDONE, line.pos, f"{key} replaces the whole object, so what "

@@ -104,6 +104,7 @@ class Bean:
     source: object = None  # the model object it was made from
     touched: bool = False  # a properties line set something in or below it
     other: dict[str, str] = field(default_factory=dict)  # keys below OTHER properties, as written
+    failed_below: list[Pos] = field(default_factory=list)  # lines that failed for want of a map in it
 
     @property
     def name(self) -> str | None:

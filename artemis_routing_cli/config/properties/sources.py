@@ -144,3 +144,8 @@ def system_source(defines: Mapping[str, str]) -> Source | None:
     lines = [PropLine(k[len(SYSTEM_PREFIX):], v, Pos(f"-D {k}", 1, 1)) for k, v in defines.items()
              if k.startswith(SYSTEM_PREFIX)]
     return Source("system-" + SYSTEM_PREFIX, "-D", lines) if lines else None
+
+
+def empty_broker_xml() -> str:
+    """The bundled empty broker.xml: the broker's defaults, for properties-only configurations."""
+    return str(Path(__file__).resolve().parent.parent.parent / "data" / "empty-broker.xml")
