@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_broker
 
 
 def register(app: typer.Typer) -> None:
@@ -40,6 +40,10 @@ def analyze_command(
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
     master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
                                          "under spark-submit, the submitted one)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
@@ -58,7 +62,6 @@ def analyze_command(
         raise UsageError(f"--report {report!r}: the report is HTML, name it FILE.html")
     import json
 
-    from ..config import LoadOptions, load
     from ..pipeline.session import parse_conf, start_session
     from ..pipeline.whatif import parse_scenarios
     from ..routing.targets import state_from_options
@@ -67,7 +70,7 @@ def analyze_command(
 
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
-    cfg = load(find_config(config), LoadOptions(parse_properties(define)))
+    cfg = load_broker(config, define, properties, cr, ordinal)
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)
     err = stderr_console()

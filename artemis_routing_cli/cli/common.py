@@ -12,6 +12,8 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..config.model import BrokerConfig
+
 SAMPLE_NAME = "sample-broker.xml"
 
 
@@ -103,3 +105,41 @@ def parse_properties(items: list[str] | None) -> dict[str, str]:
 
 def read_stdin_bytes() -> bytes:
     return sys.stdin.buffer.read()
+
+
+PROPERTIES_HELP = ("Broker properties applied after broker.xml, as `artemis run --properties`: files, and "
+                   "directories ending in '/' (their *.properties and *.json, sorted); comma list, repeatable. "
+                   "Default: broker.properties beside broker.xml.")
+CR_HELP = "An ActiveMQArtemis custom resource: its spec.brokerProperties as the operator gives them to a broker."
+ORDINAL_HELP = "With --cr: the broker (pod ordinal) to view: its broker-N. lines and STATEFUL_SET_ORDINAL (default 0)."
+
+
+def load_broker(config: str | None, define: list[str] | None, properties: list[str] | None = None,
+                cr: str | None = None, ordinal: int | None = None) -> BrokerConfig:
+    """The one way commands load their configuration: broker.xml (found as :func:`find_config` says;
+    none needed when broker properties are given), ``-D`` values, then the broker properties."""
+    from ..config import LoadOptions, load
+    from ..config.properties import PropertiesOptions
+    from ..config.properties.sources import empty_broker_xml
+
+    if ordinal is not None and cr is None:
+        raise UsageError("--ordinal needs --cr")
+    if ordinal is not None and ordinal < 0:
+        raise UsageError(f"--ordinal {ordinal}: a pod ordinal is 0 or more")
+    defines = parse_properties(define)
+    given = bool(properties or cr or "broker.properties" in defines)
+    path = find_config(config, quiet=given) if config or not given else found_config_or_none()
+    if path is None:
+        note("arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: the broker's defaults "
+             "plus the broker properties")
+        path = empty_broker_xml()
+    options = PropertiesOptions(paths=tuple(properties or ()), cr=cr, ordinal=ordinal,
+                                beside=path != empty_broker_xml())
+    if cr is not None:
+        note(f"arouter: {cr}: the view of broker {ordinal or 0} (STATEFUL_SET_ORDINAL={ordinal or 0})")
+    return load(path, LoadOptions(defines, broker_properties=options))
+
+
+def found_config_or_none() -> str | None:
+    path = find_config(None, quiet=True)
+    return None if path == bundled_sample() else path

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_broker
 
 DEFAULT_PASSWORD_ENV = "AROUTER_MANAGEMENT_PASSWORD"
 
@@ -23,6 +23,10 @@ def serve_command(
                                          "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
     router: Optional[list[str]] = typer.Option(None, "--router", "-r", metavar="NAME",
                                                help="Only acceptors of this router; with --listen, the router of "
                                                     "each --listen in order (repeat)."),
@@ -81,7 +85,6 @@ def serve_command(
                                                     "asyncio or uvloop."),
 ) -> None:
     """Listen like a broker's redirecting acceptors and send each client where the router says."""
-    from ..config import LoadOptions, load
     from ..routing.targets import state_from_options
     from ..serve.log import FORMATS, BackgroundWriter, ServeLog
     from ..serve.loops import choose_loop
@@ -117,8 +120,7 @@ def serve_command(
         if not password:
             raise UsageError(f"--management-user: set the password in the environment variable "
                              f"{management_password_env} (it is never taken on the command line)")
-    path = find_config(config)
-    cfg = load(path, LoadOptions(parse_properties(define)))
+    cfg = load_broker(config, define, properties, cr, ordinal)
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     options = ServeOptions(
         listen=listen or [], routers=router or [], bind_host=bind_host, local_target=local_target, state=state,

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_broker
 
 
 def register(app: typer.Typer) -> None:
@@ -41,6 +41,10 @@ def simulate_command(
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="text or json; jsonl or csv for --keys-file."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
     address: Optional[str] = typer.Option(None, "--address", "-a",
                                           help="Message flow: send a message to this address."),
     prop: Optional[list[str]] = typer.Option(None, "--property", "-p", metavar="NAME=VALUE",
@@ -53,10 +57,8 @@ def simulate_command(
                                           help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
 ) -> None:
     """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
-    from ..config import LoadOptions, load
 
-    path = find_config(config)
-    cfg = load(path, LoadOptions(parse_properties(define)))
+    cfg = load_broker(config, define, properties, cr, ordinal)
     if address is not None:
         from .simulate_flow import run_flow
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from .common import stdout_console
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, stdout_console
 from .validate_options import DEFAULT_DOCS_URL, ValidateOptions
 from .validate_run import run_validate
 
@@ -18,7 +18,8 @@ def register(app: typer.Typer) -> None:
 def validate_command(
     paths: Optional[list[str]] = typer.Argument(
         None, metavar="[BROKER.XML]...",
-        help="Files to check ('-' reads stdin). Default: ./broker.xml, $ARTEMIS_INSTANCE/etc/broker.xml, "
+        help="Files to check ('-' reads stdin; a .yaml file is an ActiveMQArtemis CR).\n"
+             "Default: ./broker.xml, $ARTEMIS_INSTANCE/etc/broker.xml, "
              "else the bundled sample."),
     fmt: str = typer.Option("text", "--format", "-f", help="text, json, sarif, junit or github."),
     strict: bool = typer.Option(False, "--strict", help="Fail (exit 1) on warnings too."),
@@ -34,6 +35,10 @@ def validate_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: findings only, no summary."),
     docs_url: str = typer.Option(DEFAULT_DOCS_URL, "--docs-url", help="Base of rule help links in SARIF."),
     list_rules: bool = typer.Option(False, "--list-rules", help="List every rule and exit."),
+    broker_properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                          help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
 ) -> None:
     """Check broker.xml: the broker's schema for routing sections plus semantic rules with IDs."""
     if list_rules:
@@ -43,7 +48,8 @@ def validate_command(
         return
     opts = ValidateOptions(paths=tuple(paths or ()), fmt=fmt, strict=strict, fail_on=fail_on,
                            disable=tuple(disable or ()), properties=tuple(prop or ()), settings=settings,
-                           no_settings=no_settings, output=output, quiet=quiet, docs_url=docs_url)
+                           no_settings=no_settings, output=output, quiet=quiet, docs_url=docs_url,
+                           broker_properties=tuple(broker_properties or ()), cr=cr, ordinal=ordinal)
     raise typer.Exit(run_validate(opts))
 
 

@@ -34,6 +34,9 @@ class ValidateOptions:
     output: str | None = None
     quiet: bool = False
     docs_url: str = DEFAULT_DOCS_URL
+    broker_properties: tuple[str, ...] = ()  # --properties
+    cr: str | None = None
+    ordinal: int | None = None
 
 
 # option spelling -> ValidateOptions field; keep in step with cli/validate.py (a test compares them)
@@ -45,15 +48,18 @@ _VALUE_OPTIONS = {
     "--settings": "settings",
     "--output": "output", "-o": "output",
     "--docs-url": "docs_url",
+    "--properties": "broker_properties",
+    "--cr": "cr",
+    "--ordinal": "ordinal",
 }
 _FLAG_OPTIONS = {"--strict": "strict", "--no-settings": "no_settings", "--quiet": "quiet", "-q": "quiet"}
-_REPEATED = frozenset({"disable", "properties"})
+_REPEATED = frozenset({"disable", "properties", "broker_properties"})
 
 
 def parse_validate_args(args: list[str]) -> ValidateOptions | None:
     """``args`` (what follows ``validate``) as options, or ``None`` to let typer parse them."""
     values: dict[str, object] = {}
-    repeated: dict[str, list[str]] = {"disable": [], "properties": []}
+    repeated: dict[str, list[str]] = {"disable": [], "properties": [], "broker_properties": []}
     paths: list[str] = []
     only_paths = False
     i = 0
@@ -87,7 +93,12 @@ def parse_validate_args(args: list[str]) -> ValidateOptions | None:
             return None  # no value, or one that looks like an option: typer says what is wrong
         if field in _REPEATED:
             repeated[field].append(value)
+        elif field == "ordinal":
+            if not (value.isascii() and value.isdigit()):
+                return None  # typer says what is wrong
+            values[field] = int(value)
         else:
             values[field] = value
     return ValidateOptions(paths=tuple(paths), disable=tuple(repeated["disable"]),
-                           properties=tuple(repeated["properties"]), **values)  # type: ignore[arg-type]
+                           properties=tuple(repeated["properties"]),
+                           broker_properties=tuple(repeated["broker_properties"]), **values)  # type: ignore[arg-type]
