@@ -86,8 +86,14 @@ class _Refused(Exception):
     """The broker refuses this line (InvocationTargetException or another exception in setProperty)."""
 
 
+_SECRET_WORDS = ("pass", "secret", "token", "credential")
+
+
 def _secret(key: str) -> bool:
-    return "password" in key.lower()
+    """Keys whose values are never shown (the broker redacts names holding PASSWORD; we also catch
+    misspellings such as ``passwrd`` and other secret-looking names)."""
+    low = key.lower()
+    return any(word in low for word in _SECRET_WORDS)
 
 
 class Applier:
@@ -100,7 +106,8 @@ class Applier:
         self.findings: list[Finding] = []
         self.kept: list[PropLine] = []  # lines for sections arouter does not model
         # (bean id, attribute) -> position of the properties line that last set something below it
-        self._set_below: dict[tuple[int, str], Pos] = {}
+        self._from_env: set[int] = set()  # lines whose value came (partly) from ${} substitution
+        self._hidden = False  # the current line's value must not be shown
 
     # -- one source ------------------------------------------------------------------------
     def apply_source(self, lines: list[PropLine], show_secrets: bool = False) -> list[StatusError]:
@@ -108,6 +115,8 @@ class Applier:
         todo: list[tuple[str, str, PropLine]] = []
         for line in lines:
             key, value = self._substitute(line)
+            if value != line.value:
+                self._from_env.add(id(line))
             if key == KEY_SURROUND:
                 surround = value
                 continue
@@ -117,11 +126,13 @@ class Applier:
             todo.append((key, value, line))
         errors: list[StatusError] = []
         for key, value, line in todo:
+            self._hidden = (not show_secrets) and (_secret(key) or value.startswith("ENC(")
+                                                   or id(line) in self._from_env)
             try:
                 self._apply(key, value, line, surround, remove)
             except _Refused as refused:
-                shown = value if show_secrets or not (_secret(key) or value.startswith("ENC(")) else "****"
-                reason = str(refused)
+                shown = "****" if self._hidden else value
+                reason = str(refused).replace(repr(value), "'****'") if self._hidden else str(refused)
                 errors.append(StatusError(f"{key}={shown}", reason))
                 if not any(f.pos == line.pos and f.rule in (UNKNOWN_NAME, JSON_NESTED_MAP) for f in self.findings):
                     self.findings.append(Finding(REJECTED, line.pos, f"the broker refuses {key}: {reason}; the line "
@@ -287,7 +298,7 @@ class Applier:
                 where = f"{path[-1]}.{name}"
                 old_pos = owner.origins.get(where)
                 if old_pos is not None and old_pos.file == self.xml_file and target.get(name) != value:
-                    self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={_shown(key, value)} overrides "
+                    self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={self._show(value)} overrides "
                                                  f"the value from {old_pos.file}:{old_pos.line} (properties apply "
                                                  "after broker.xml)"))
                 owner.origins[where] = line.pos
@@ -313,7 +324,7 @@ class Applier:
             self._undone(target, name, line, key)
         if old_pos is not None and self.xml_file is not None and old_pos.file == self.xml_file \
                 and target.values.get(name) != new:
-            self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={_shown(key, value)} overrides the value "
+            self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={self._show(value)} overrides the value "
                                          f"from {old_pos.file}:{old_pos.line} (properties apply after broker.xml)"))
         target.values[name] = new
         target.origins[name] = line.pos
@@ -362,7 +373,8 @@ class Applier:
         except convert.ConversionError as exc:
             raise _Refused(str(exc)) from None
         if result.silent is not None:
-            self.findings.append(Finding(SILENT_DEFAULT, line.pos, f"{key}: {result.silent}"))
+            said = result.silent.replace(repr(value), "'****'") if self._hidden else result.silent
+            self.findings.append(Finding(SILENT_DEFAULT, line.pos, f"{key}: {said}"))
         return result.value
 
     def _check_map_key(self, target: dict[str, object], name: str, line: PropLine, key: str,
@@ -381,6 +393,9 @@ class Applier:
                 self.findings.append(Finding(UNKNOWN_MAP_KEY, line.pos, f"{key}: {name!r} is no transport parameter; "
                                              "the broker keeps any key in this map and never reads this one",
                                              hint=f"did you mean {close[0]}?" if close else None))
+
+    def _show(self, value: str) -> str:
+        return "****" if self._hidden else value
 
     # -- after every source --------------------------------------------------------------------
     def finish(self) -> None:
@@ -417,8 +432,6 @@ class Applier:
                                                  hint=f"did you mean {close[0]}?" if close else None))
 
 
-def _shown(key: str, value: str) -> str:
-    return "****" if _secret(key) or value.startswith("ENC(") else value
 
 
 def origins_below(bean: Bean, prefix: str = "") -> Mapping[str, Pos]:
