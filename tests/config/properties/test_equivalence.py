@@ -53,7 +53,7 @@ def _shape(config: BrokerConfig) -> list[object]:
         (c.name, c.host, c.port) for c in config.connector_list]
 
 
-@pytest.mark.parametrize("make", [lambda: _props("broker.properties"), lambda: _props("broker.json"), _cr],
+@pytest.mark.parametrize("make", [lambda: _props("routers.properties"), lambda: _props("routers.json"), _cr],
                          ids=["properties", "json", "cr"])
 def test_same_routers_same_answers(make) -> None:
     xml, other = _xml(), make()
