@@ -67,3 +67,12 @@ def test_validate_properties_only_reports_the_properties_line(tmp_path: Path) ->
     run = arouter("validate", "--properties", str(props), cwd=tmp_path)
     assert run.code == 1
     assert f"{props}:2:1: error AR713" in run.out or "b.properties:2:1: error AR713" in run.out
+
+
+def test_explain_says_where_each_value_came_from() -> None:
+    run = arouter("simulate", "--cr", str(SAMPLES / "cr.yaml"), "--ordinal", "1", "-k", "USER_NAME=bob",
+                  "-r", "spread", "--explain")
+    assert run.code == 0, run.err
+    assert "cacheConfiguration.timeout from" in run.out and "cr.yaml:28" in run.out  # the broker-1 line wins
+    run = arouter("simulate", "-c", str(SAMPLES / "broker.xml"), "-k", "USER_NAME=bob", "-r", "spread", "--explain")
+    assert "defined at" in run.out and "broker.xml:22" in run.out
