@@ -76,3 +76,11 @@ def test_explain_says_where_each_value_came_from() -> None:
     assert "cacheConfiguration.timeout from" in run.out and "cr.yaml:28" in run.out  # the broker-1 line wins
     run = arouter("simulate", "-c", str(SAMPLES / "broker.xml"), "-k", "USER_NAME=bob", "-r", "spread", "--explain")
     assert "defined at" in run.out and "broker.xml:22" in run.out
+
+
+def test_every_command_takes_the_properties_options() -> None:
+    for command in ("validate", "simulate", "probe", "serve", "analyze"):
+        run = arouter(command, "--help")
+        assert run.code == 0, run.err
+        for option in ("--properties", "--cr", "--ordinal"):
+            assert option in run.out, (command, option)
