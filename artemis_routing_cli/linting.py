@@ -34,6 +34,7 @@ class FileReport:
     path: str
     diagnostics: list[Diagnostic]
     fatal: ArouterError | None = None
+    property_sources: tuple[Any, ...] = ()  # config.properties.SourceStatus, as the broker's status has them
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)
@@ -97,7 +98,7 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
         if override is not None and override != d.severity:
             d = Diagnostic(d.rule, override, d.category, d.message, d.file, d.line, d.column, d.section, d.hint)
         out.append(d)
-    return FileReport(shown if shown != path else doc.path, ordered(out))
+    return FileReport(shown if shown != path else doc.path, ordered(out), property_sources=config.property_sources)
 
 
 def cr_options(options: LoadOptions, cr: str) -> tuple[LoadOptions, str]:

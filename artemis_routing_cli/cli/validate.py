@@ -21,7 +21,7 @@ def validate_command(
         help="Files to check ('-' reads stdin; a .yaml file is an ActiveMQArtemis CR).\n"
              "Default: ./broker.xml, $ARTEMIS_INSTANCE/etc/broker.xml, "
              "else the bundled sample."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text, json, sarif, junit or github."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, json, sarif, junit, github or broker-status."),
     strict: bool = typer.Option(False, "--strict", help="Fail (exit 1) on warnings too."),
     fail_on: Optional[str] = typer.Option(None, "--fail-on",
                                           help="Lowest severity that fails the run: error, warning or info."),

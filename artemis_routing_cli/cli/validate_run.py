@@ -120,6 +120,10 @@ def _render(fmt: str, reports: list, code: int, threshold: Severity, docs_url: s
         from ..report import junit
 
         return junit.render(reports, fail_on=threshold)
+    if fmt == "broker-status":
+        from ..report import brokerstatus
+
+        return brokerstatus.render(reports)
     from ..report import github
 
     return github.render(reports)

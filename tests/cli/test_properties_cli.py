@@ -84,3 +84,19 @@ def test_every_command_takes_the_properties_options() -> None:
         assert run.code == 0, run.err
         for option in ("--properties", "--cr", "--ordinal"):
             assert option in run.out, (command, option)
+
+
+def test_broker_status_format(tmp_path: Path) -> None:
+    import zlib
+
+    data = b"connectionRouters.r.keyType=client_id\n"
+    (tmp_path / "s.properties").write_bytes(data)
+    (tmp_path / "empty.properties").write_bytes(b"# nothing\n")
+    run = arouter("validate", "--properties", f"{tmp_path}/", "-f", "broker-status")
+    assert run.code == 1, run.err
+    (status,) = json.loads(run.out).values()
+    props = status["configuration"]["properties"]
+    assert props["empty.properties"] == {"alder32": "1", "fileAlder32": str(zlib.adler32(b"# nothing\n"))}
+    assert props["s.properties"]["fileAlder32"] == str(zlib.adler32(data))
+    assert props["s.properties"]["alder32"] == str(zlib.adler32(data.rstrip(b"\n")))
+    assert [e["value"] for e in props["s.properties"]["errors"]] == ["connectionRouters.r.keyType=client_id"]
