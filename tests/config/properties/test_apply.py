@@ -215,3 +215,32 @@ def test_secrets_stay_out_of_status_and_findings(tmp_path: Path) -> None:
                             "connectionRouters.r.poolConfiguration.username=ENC(abc)\n")
     text = repr(cfg.property_findings) + repr(cfg.property_sources)
     assert "hunter2" not in text
+
+
+def test_the_brokers_own_router_example(tmp_path: Path) -> None:
+    """The lines and expectations of the broker's ConfigurationImplTest router properties test."""
+    cfg = applied(tmp_path, """connectionRouters.autoShard.localTargetFilter=NULL|$STATEFUL_SET_ORDINAL
+connectionRouters.autoShard.keyType=CLIENT_ID
+connectionRouters.autoShard.policyConfiguration=CONSISTENT_HASH_MODULO
+connectionRouters.autoShard.policyConfiguration.properties.MODULO=2
+connectionRouters.symmetricRedirect.keyType=CLIENT_ID
+connectionRouters.symmetricRedirect.keyFilter=^.{3}
+connectionRouters.symmetricRedirect.policyConfiguration=CONSISTENT_HASH
+connectionRouters.symmetricRedirect.poolConfiguration.username=guest-username
+connectionRouters.symmetricRedirect.poolConfiguration.password=guest-password
+connectionRouters.symmetricRedirect.poolConfiguration.quorumSize=2
+connectionRouters.symmetricRedirect.poolConfiguration.localTargetEnabled=true
+connectionRouters.symmetricRedirect.poolConfiguration.discoveryGroupName=discovery-group-1
+connectionRouters.symmetricRedirect.cacheConfiguration.persisted=true
+connectionRouters.symmetricRedirect.cacheConfiguration.timeout=1234
+""")
+    auto, sym = cfg.connection_routers
+    assert (auto.name, auto.key_type) == ("autoShard", "CLIENT_ID")
+    assert auto.local_target_filter == "NULL|$STATEFUL_SET_ORDINAL"  # no braces: not substituted
+    assert dict(auto.policy.properties) == {"MODULO": "2"} and auto.cache is None and auto.pool is None
+    assert (sym.key_type, sym.key_filter, sym.policy.name) == ("CLIENT_ID", "^.{3}", "CONSISTENT_HASH")
+    pool = sym.pool
+    assert (pool.username, pool.password, pool.quorum_size, pool.local_target_enabled, pool.discovery_group) == (
+        "guest-username", "guest-password", 2, True, "discovery-group-1")
+    assert (sym.cache.persisted, sym.cache.timeout) == (True, 1234)
+    assert rules(cfg) == []
