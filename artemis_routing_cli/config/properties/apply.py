@@ -196,6 +196,7 @@ class Applier:
         kind = schema.get(name)
         if kind is None:
             if target.kind == "Configuration":
+                self._top_level(name, line, key)
                 self.kept.append(line)
                 return None
             self._unknown(target, name, line, key)
@@ -267,6 +268,16 @@ class Applier:
         self.findings.append(Finding(UNKNOWN_NAME, line.pos, f"{key}: {JAVA_NAMES[bean.kind]} has no property "
                                      f"{name!r}; the broker only notes it in its status{created}", hint=hint))
         raise _Refused(f"No accessor method descriptor for: {name} on: class {JAVA_NAMES[bean.kind]}")
+
+    def _top_level(self, name: str, line: PropLine, key: str) -> None:
+        """A top-level name arouter does not model: kept, not judged, unless it is so close to one of
+        the collections arouter models that it is surely that one misspelt (ConfigurationImpl has no
+        such property, so the broker only notes an error in its status)."""
+        close = difflib.get_close_matches(name, list(SCHEMAS["Configuration"]), n=1, cutoff=0.85)
+        if close:
+            self.findings.append(Finding(UNKNOWN_NAME, line.pos, f"{key}: ConfigurationImpl has no property "
+                                         f"{name!r}; the broker only notes it in its status",
+                                         hint=f"did you mean {close[0]}?"))
 
     def _remove(self, target: object, name: str, line: PropLine, key: str) -> None:
         if isinstance(target, dict):

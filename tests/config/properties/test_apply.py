@@ -244,3 +244,10 @@ connectionRouters.symmetricRedirect.cacheConfiguration.timeout=1234
         "guest-username", "guest-password", 2, True, "discovery-group-1")
     assert (sym.cache.persisted, sym.cache.timeout) == (True, 1234)
     assert rules(cfg) == []
+
+
+def test_a_misspelt_section_is_flagged_other_sections_are_kept(tmp_path: Path) -> None:
+    cfg = applied(tmp_path, "connectionRouter.r.keyType=CLIENT_ID\naddressSettings.\"a.#\".maxDeliveryAttempts=3\n")
+    assert cfg.connection_routers == ()
+    (finding,) = cfg.property_findings
+    assert (finding.rule, finding.pos.line, finding.hint) == ("AR711", 1, "did you mean connectionRouters?")
