@@ -134,7 +134,8 @@ class Applier:
                 shown = "****" if self._hidden else value
                 reason = str(refused).replace(repr(value), "'****'") if self._hidden else str(refused)
                 errors.append(StatusError(f"{key}={shown}", reason))
-                if not any(f.pos == line.pos and f.rule in (UNKNOWN_NAME, JSON_NESTED_MAP) for f in self.findings):
+                said = self.findings[-1] if self.findings else None
+                if said is None or said.pos != line.pos or said.rule not in (UNKNOWN_NAME, JSON_NESTED_MAP):
                     self.findings.append(Finding(REJECTED, line.pos, f"the broker refuses {key}: {reason}; the line "
                                                  "is only an error in its status, the rest still applies"))
         return errors

@@ -17,6 +17,7 @@ of its first line and the value of its last one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 _BLANK = " \t\f"
@@ -45,68 +46,48 @@ class RawEntry:
     first_line: int = 0  # for a repeated key: where it was first written (its place in the order)
 
 
+_LINE_END = re.compile(r"(\r\n|\r|\n)")
+_KEY_END = re.compile(r"[=: \t\f\\]")
+
+
 def _logical_lines(text: str) -> list[tuple[str, int, int]]:
-    """(logical line with continuations joined, line, column) as LineReader.readLine returns them."""
+    """(logical line with continuations joined, line, column) as LineReader.readLine returns them.
+
+    Natural line by natural line: a continued logical line whose text so far is empty behaves as a
+    fresh one (blank lines skipped, ``#``/``!`` starts a comment); a blank continuation line ends a
+    non-empty one; the parity of the trailing backslashes of the line's own text decides whether it
+    goes on (LineReader resets its flag when it drops the backslash). A backslash that ends the input,
+    or is followed only by one ``\n`` or ``\r``, ends the line there, even an empty one (readLine
+    looks for more input after the line end's first character)."""
     out: list[tuple[str, int, int]] = []
     buf: list[str] = []
-    n = len(text)
-    i = 0
-    line = 1
-    skip_blank = True
-    appended = False
-    backslash = False
-    start_line, start_col = 1, 1
-    line_start = 0
-    while i < n:
-        c = text[i]
-        i += 1
-        if skip_blank:
-            if c in _BLANK:
-                continue
-            if not appended and c in "\r\n":
-                if c == "\r" and i < n and text[i] == "\n":
-                    i += 1
-                line += 1
-                line_start = i
-                continue
-            skip_blank = False
-            appended = False
-        if not buf and c in "#!":
-            while i < n and text[i] not in "\r\n":
-                i += 1
-            skip_blank = True
-            continue
-        if c not in "\r\n":
-            if not buf:
-                start_line, start_col = line, i - line_start
-            buf.append(c)
-            backslash = (not backslash) if c == "\\" else False
-            continue
-        # end of a natural line
-        more = i < n  # LineReader looks for more input before it skips the \n of a \r\n
-        if c == "\r" and i < n and text[i] == "\n":
-            i += 1
-        line += 1
-        line_start = i
+    start = (1, 1)
+    parts = _LINE_END.split(text)
+    pieces, ends = parts[0::2], parts[1::2]
+    last = len(pieces) - 1
+    for index, raw in enumerate(pieces):
+        body = raw.lstrip(_BLANK)
         if not buf:
-            skip_blank = True
+            if not body or body[0] in "#!":
+                continue
+            start = (index + 1, len(raw) - len(body) + 1)
+        elif not body:
+            out.append(("".join(buf), *start))
+            buf = []
             continue
-        if backslash and more:
-            buf.pop()
-            skip_blank = True
-            appended = True
-            backslash = False
+        trailing = len(body) - len(body.rstrip("\\"))
+        if trailing % 2:
+            buf.append(body[:-1])
+            at_end = index == last or (index == last - 1 and not pieces[last] and len(ends[index]) == 1)
+            if at_end:
+                out.append(("".join(buf), *start))
+                buf = []
+            elif not "".join(buf):
+                buf = []
             continue
-        if backslash:
-            buf.pop()
-        out.append(("".join(buf), start_line, start_col))
+        buf.append(body)
+        out.append(("".join(buf), *start))
         buf = []
-        backslash = False
-        skip_blank = True
-    if buf:
-        if backslash:
-            buf.pop()
-        out.append(("".join(buf), start_line, start_col))
     return out
 
 
@@ -139,6 +120,17 @@ def _convert(raw: str, line: int, column: int) -> str:
 def split_line(logical: str) -> tuple[str, str, int]:
     """(raw key, raw value, offset of the value) as Properties.load0 splits a logical line."""
     limit = len(logical)
+    m = _KEY_END.search(logical)
+    if m is None:
+        return logical, "", limit
+    if m.group() != "\\":  # no escape before the separator: the common case, without a loop
+        key_len = m.start()
+        sep = m.group()
+        value_start = key_len + 1
+        rest = logical[value_start:].lstrip(_BLANK)
+        if sep in _BLANK and rest[:1] in ("=", ":"):
+            rest = rest[1:].lstrip(_BLANK)
+        return logical[:key_len], rest, limit - len(rest)
     key_len = 0
     value_start = limit
     has_sep = False
