@@ -35,6 +35,8 @@ def test_validate_a_cr_points_into_it(tmp_path: Path) -> None:
     assert run.code == 1, run.err
     found = [(d["rule"], d["line"]) for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
     assert ("AR712", 7) in found
+    messages = [d["message"] for f in json.loads(run.out)["files"] for d in f["diagnostics"] if d["rule"] == "AR712"]
+    assert messages[0].endswith("[spec.brokerProperties[1]]")
 
 
 def test_ordinal_needs_a_cr() -> None:
@@ -100,3 +102,15 @@ def test_broker_status_format(tmp_path: Path) -> None:
     assert props["s.properties"]["fileAlder32"] == str(zlib.adler32(data))
     assert props["s.properties"]["alder32"] == str(zlib.adler32(data.rstrip(b"\n")))
     assert [e["value"] for e in props["s.properties"]["errors"]] == ["connectionRouters.r.keyType=client_id"]
+
+
+def test_validate_imports_yaml_only_for_a_cr() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom artemis_routing_cli.cli.entry import main\nsys.argv = ['arouter', 'validate', '-q', {}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint('yaml' in sys.modules)\n")
+    for path, expected in ((SAMPLES / "broker.xml", "False"), (SAMPLES / "cr.yaml", "True")):
+        out = subprocess.run([sys.executable, "-c", code.format(repr(str(path)))], capture_output=True, text=True,
+                             timeout=60, cwd=REPO)
+        assert out.stdout.strip().splitlines()[-1] == expected, out.stderr

@@ -87,6 +87,10 @@ def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | N
         statuses.append(SourceStatus(source.name, source.path, checksum(source.lines), source.file_checksum,
                                      tuple(errors)))
     applier.finish()
+    labels = {line.pos: line.label for source in sources for line in source.lines if line.label}
+    if labels:  # a CR: say which list item, too
+        applier.findings = [dataclasses.replace(f, message=f"{f.message} [{labels[f.pos]}]") if f.pos in labels
+                            else f for f in applier.findings]
     fallback = sources[0].lines[0].pos if sources[0].lines else Pos(sources[0].path, 1, 1)
     fields = from_beans(config, root, fallback)
     return dataclasses.replace(config, **fields, property_sources=tuple(statuses),

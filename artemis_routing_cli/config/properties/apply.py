@@ -64,6 +64,7 @@ class PropLine:
     value: str
     pos: Pos
     json: bool = False  # from a .json source (nested objects became dotted keys)
+    label: str | None = None  # where in a CR: "spec.brokerProperties[3]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,9 +127,16 @@ def _source(path: str, label: str, items: list[CrItem], header: bool) -> Source:
     text = "\n".join(lines) + "\n"
     source = Source(label.rsplit("/", 1)[-1], f"{path} ({label})")
 
+    def item_of(line: int) -> CrItem | None:
+        return where[line - 1] if 0 < line <= len(where) else None
+
     def pos(line: int) -> Pos:
-        item = where[line - 1] if 0 < line <= len(where) else None
+        item = item_of(line)
         return Pos(path, item.line if item else 1, 1)
+
+    def label(line: int) -> str | None:
+        item = item_of(line)
+        return f"spec.brokerProperties[{item.index}]" if item else None
 
     try:
         entries = load_properties(text)
@@ -137,5 +144,5 @@ def _source(path: str, label: str, items: list[CrItem], header: bool) -> Source:
         source.load_error = exc.message
         source.load_error_pos = pos(exc.line)
         return source
-    source.lines = [PropLine(e.key, e.value, pos(e.line)) for e in entries]
+    source.lines = [PropLine(e.key, e.value, pos(e.line), label=label(e.line)) for e in entries]
     return source
