@@ -87,17 +87,13 @@ error in the broker's status, the value stays what it was, and the rest of the f
         name="property-unknown-map-key",
         severity=Severity.WARNING,
         category="semantics",
-        summary="A key under a map the broker accepts silently and never reads (`properties.modulo`, `params.routr`).",
+        summary="A transport parameter key the broker accepts silently and never reads (`params.routr`).",
         doc="""\
-Maps take any key: `policyConfiguration.properties.modulo=2` is stored and ignored (the policy reads
-`MODULO`), `acceptorConfigurations.a.params.routr=shard` leaves the acceptor unrouted. The hint
-names the key that was probably meant.""",
-        fail="""# broker.properties
-connectionRouters.shard.keyType=CLIENT_ID
-connectionRouters.shard.policyConfiguration=CONSISTENT_HASH_MODULO
-connectionRouters.shard.policyConfiguration.properties.modulo=2
-""",
-        ok=_ROUTER,
+Maps take any key: `acceptorConfigurations.a.params.routr=shard` is stored and ignored, and the
+acceptor is not routed. The hint names the parameter that was probably meant. (A policy's
+`properties.modulo` is judged like `<property key="modulo">` in broker.xml: AR303, AR317.)""",
+        fail=_ROUTER + "acceptorConfigurations.a.params.routr=shard\n",
+        ok=_ROUTER + "acceptorConfigurations.a.params.router=shard\n",
     ),
     RuleMeta(
         id="AR715",

@@ -52,8 +52,6 @@ POOL_NO_SOURCE = "AR717"
 OVERRIDES_XML = "AR718"
 JSON_NESTED_MAP = "AR719"
 
-# Keys each map knows (the rest is accepted silently by the broker and never read).
-POLICY_KEYS = {"CONSISTENT_HASH_MODULO": ("MODULO",), "LEAST_CONNECTIONS": ("CONNECTION_COUNT_THRESHOLD",)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,7 +394,7 @@ class Applier:
             return
         owner = path[-2]
         if owner == "policyConfiguration" and path[-1] == "properties":
-            return  # judged once the policy is known (see check_policies)
+            return  # the policy rules (AR303, AR317) judge its keys in the merged configuration
         if path[-1] == "params" and path[0] in ("acceptorConfigurations", "connectorConfigurations"):
             from ..transport_keys import ACCEPTOR_KEYS, CONNECTOR_KEYS
 
@@ -428,23 +426,6 @@ class Applier:
                                              "poolConfiguration is created by this line but has no clusterConnection, "
                                              "discoveryGroupName or staticConnectors: the broker fails to activate",
                                              hint="add one target source, or remove the poolConfiguration lines"))
-        policy = router.values.get("policyConfiguration")
-        if isinstance(policy, Bean):
-            props = policy.values.get("properties")
-            known = POLICY_KEYS.get(str(policy.values.get("name")), ())
-            if isinstance(props, dict):
-                for k in props:
-                    pos = policy.origins.get(f"properties.{k}")
-                    if pos is None or pos.file == self.xml_file or k in known:
-                        continue
-                    close = [n for n in known if n.lower() == k.lower()] or difflib.get_close_matches(k, known, n=1)
-                    self.findings.append(Finding(UNKNOWN_MAP_KEY, pos, f"connectionRouters.{router.name}."
-                                                 f"policyConfiguration.properties.{k}: the policy "
-                                                 f"{policy.values.get('name')} never reads {k!r} (the broker "
-                                                 "accepts any key here silently)",
-                                                 hint=f"did you mean {close[0]}?" if close else None))
-
-
 
 
 def origins_below(bean: Bean, prefix: str = "") -> Mapping[str, Pos]:
