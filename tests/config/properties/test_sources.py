@@ -132,3 +132,10 @@ def test_cr_yaml_is_read_safely(tmp_path: Path) -> None:
         parse_cr("kind: Deployment\n", "x.yaml")
     with pytest.raises(ConfigError, match="not a list"):
         parse_cr("kind: ActiveMQArtemis\nspec:\n  brokerProperties: a=b\n", "x.yaml")
+    with pytest.raises(ConfigError, match="nested"):
+        parse_cr("kind: ActiveMQArtemis\nspec: " + "[" * 20000 + "]" * 20000, "x.yaml")
+    # aliases are composed as shared nodes, never expanded
+    bomb = "kind: ActiveMQArtemis\na: &a [x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(20))
+    assert parse_cr(bomb, "x.yaml") == ("", [])
