@@ -3,6 +3,7 @@ pass, and every line the broker would refuse is a finding, never an exception.""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from artemis_routing_cli.config import load_text
@@ -10,6 +11,8 @@ from artemis_routing_cli.config.positions import Pos
 from artemis_routing_cli.config.properties.apply import Applier, PropLine
 from artemis_routing_cli.config.properties.bridge import from_beans, to_beans
 from artemis_routing_cli.config.substitution import Lookup
+from artemis_routing_cli.routing.router import build_routers
+from artemis_routing_cli.rules import run_rules
 
 from .helpers import EMPTY
 
@@ -37,5 +40,8 @@ def test_random_lines_never_crash() -> None:
         applier.finish()
         fields = from_beans(base, root, Pos("r.properties", 1, 1))
         assert set(fields) >= {"connection_routers", "acceptors"}
+        merged = dataclasses.replace(base, **fields, property_findings=tuple(applier.findings))
+        run_rules(merged)  # every rule family copes with objects made by properties
+        build_routers(merged)
         assert len(errors) <= len(lines)
         assert all(f.pos.file == "r.properties" for f in applier.findings)
