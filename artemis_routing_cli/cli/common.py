@@ -127,7 +127,8 @@ def load_broker(config: str | None, define: list[str] | None, properties: list[s
     if ordinal is not None and ordinal < 0:
         raise UsageError(f"--ordinal {ordinal}: a pod ordinal is 0 or more")
     defines = parse_properties(define)
-    given = bool(properties or cr or "broker.properties" in defines)
+    given = bool(properties or cr or "broker.properties" in defines
+                 or any(name.startswith("brokerconfig.") for name in defines))
     path = find_config(config, quiet=given) if config or not given else found_config_or_none()
     if path is None:
         note("arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: the broker's defaults "
