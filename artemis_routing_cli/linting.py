@@ -59,12 +59,39 @@ def _normalise(name: str) -> str:
 
 @gc_paused()
 def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: bytes | None = None) -> FileReport:
+    """One broker.xml (or ``-``), or one operator CR (``.yaml``/``.yml``): for a CR without
+    ``--ordinal``, every broker of ``spec.deploymentPlan.size`` is checked, and a finding that only
+    some of them have says which."""
     settings = settings or LintSettings()
-    metas = all_rules()
     options = LoadOptions(settings.properties, settings.environ, settings.broker_properties)
-    shown = path
-    if path.endswith((".yaml", ".yml")):  # an operator CR: its properties over the broker's defaults
-        options, path = cr_options(options, path)
+    if not path.endswith((".yaml", ".yml")):
+        return _lint_one(path, path, options, settings, stdin_bytes)
+    ordinal = getattr(options.broker_properties, "ordinal", None)
+    if ordinal is not None:
+        return _lint_one(path, *cr_options(options, path, ordinal), settings, stdin_bytes)
+    from .config.properties.cr import deployment_size
+
+    size = deployment_size(path)
+    reports = [_lint_one(path, *cr_options(options, path, n), settings, stdin_bytes) for n in range(size)]
+    if size == 1 or any(r.fatal is not None for r in reports):
+        return reports[0]
+    seen: dict[Diagnostic, list[int]] = {}
+    for n, report in enumerate(reports):
+        for d in report.diagnostics:
+            seen.setdefault(d, []).append(n)
+    merged = []
+    for d, ordinals in seen.items():
+        if len(ordinals) < size:
+            which = ", ".join(map(str, ordinals))
+            d = Diagnostic(d.rule, d.severity, d.category, f"broker {which}: {d.message}", d.file, d.line, d.column,
+                           d.section, d.hint)
+        merged.append(d)
+    return FileReport(path, ordered(merged), property_sources=reports[0].property_sources)
+
+
+def _lint_one(shown: str, path: str, options: LoadOptions, settings: LintSettings,
+              stdin_bytes: bytes | None) -> FileReport:
+    metas = all_rules()
     try:
         doc = load_document(path, options, stdin_bytes=stdin_bytes)
         config = with_broker_properties(build_config(doc), options, path)
@@ -101,16 +128,17 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
     return FileReport(shown if shown != path else doc.path, ordered(out), property_sources=config.property_sources)
 
 
-def cr_options(options: LoadOptions, cr: str) -> tuple[LoadOptions, str]:
-    """Options and broker.xml for checking an operator CR on its own: the broker's defaults (an
-    empty broker.xml) with the CR's properties for broker ``--ordinal`` (0 unless given)."""
+def cr_options(options: LoadOptions, cr: str, ordinal: int = 0) -> tuple[str, LoadOptions]:
+    """broker.xml and options for checking an operator CR on its own: the broker's defaults (an
+    empty broker.xml) with the CR's properties as broker ``ordinal`` gets them."""
     from dataclasses import replace
 
     from .config.properties import PropertiesOptions
     from .config.properties.sources import empty_broker_xml
 
     props = options.broker_properties or PropertiesOptions()
-    return replace(options, broker_properties=replace(props, cr=cr, beside=False)), empty_broker_xml()
+    return empty_broker_xml(), replace(options, broker_properties=replace(props, cr=cr, ordinal=ordinal,
+                                                                          beside=False))
 
 
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -139,3 +139,19 @@ def test_cr_yaml_is_read_safely(tmp_path: Path) -> None:
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
         for i in range(20))
     assert parse_cr(bomb, "x.yaml") == ("", [])
+
+
+def test_validate_checks_every_broker_of_a_cr(tmp_path: Path) -> None:
+    from artemis_routing_cli.linting import LintSettings, lint_path
+
+    cr = tmp_path / "cr.yaml"
+    cr.write_text("kind: ActiveMQArtemis\nspec:\n  deploymentPlan:\n    size: 3\n  brokerProperties:\n"
+                  "    - connectionRouters.r.keyType=CLIENT_ID\n"
+                  "    - broker-2.connectionRouters.r.cacheConfiguration.timeout=5s\n"
+                  "    - connectionRouters.r.keytype=CLIENT_ID\n")
+    report = lint_path(str(cr), LintSettings(environ={}))
+    found = [(d.rule, d.line, d.message.split(":")[0]) for d in report.diagnostics if d.rule.startswith("AR71")]
+    assert ("AR712", 7, "broker 2") in found  # only broker 2 has that line
+    assert [f for f in found if f[0] == "AR711"] == [("AR711", 8, "connectionRouters.r.keytype")]  # all brokers
+    one = lint_path(str(cr), LintSettings(environ={}, broker_properties=PropertiesOptions(ordinal=1)))
+    assert not any(d.rule == "AR712" for d in one.diagnostics)
