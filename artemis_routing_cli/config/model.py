@@ -413,6 +413,7 @@ class BrokerConfig:
     # status shows it, what arouter found in them, and the lines of sections it keeps but does not model.
     property_sources: tuple[Any, ...] = ()
     property_findings: tuple[Any, ...] = ()
+    property_kept: tuple[Any, ...] = ()  # lines for sections arouter does not model: read, kept, not judged
     has_cdata: bool = False  # CDATA sections in the document (first child nodes need a closer look)
     encoding: Any = None  # loader.SourceEncoding of the main file
     relative_includes: tuple[Any, ...] = ()  # loader.RelativeInclude, top-level relative hrefs

@@ -94,4 +94,4 @@ def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | N
     fallback = sources[0].lines[0].pos if sources[0].lines else Pos(sources[0].path, 1, 1)
     fields = from_beans(config, root, fallback)
     return dataclasses.replace(config, **fields, property_sources=tuple(statuses),
-                               property_findings=tuple(applier.findings))
+                               property_findings=tuple(applier.findings), property_kept=tuple(applier.kept))

@@ -14,7 +14,6 @@ apply. Every such error, and every case where the broker is silent but wrong, is
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..positions import Pos
@@ -426,14 +425,3 @@ class Applier:
                                              "poolConfiguration is created by this line but has no clusterConnection, "
                                              "discoveryGroupName or staticConnectors: the broker fails to activate",
                                              hint="add one target source, or remove the poolConfiguration lines"))
-
-
-def origins_below(bean: Bean, prefix: str = "") -> Mapping[str, Pos]:
-    """Every position recorded in ``bean`` and its nested beans, by dotted property path."""
-    out: dict[str, Pos] = {}
-    for attr, pos in bean.origins.items():
-        out[prefix + attr] = pos
-    for attr, value in bean.values.items():
-        if isinstance(value, Bean):
-            out.update(origins_below(value, f"{prefix}{attr}."))
-    return out

@@ -251,6 +251,8 @@ def test_a_misspelt_section_is_flagged_other_sections_are_kept(tmp_path: Path) -
     assert cfg.connection_routers == ()
     (finding,) = cfg.property_findings
     assert (finding.rule, finding.pos.line, finding.hint) == ("AR711", 1, "did you mean connectionRouters?")
+    assert [line.key for line in cfg.property_kept] == ["connectionRouter.r.keyType",
+                                                        'addressSettings."a.#".maxDeliveryAttempts']
 
 
 def test_the_xml_rules_judge_the_merged_configuration_at_the_properties_line(tmp_path: Path) -> None:
