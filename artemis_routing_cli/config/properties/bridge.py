@@ -219,11 +219,21 @@ def _router(b: Bean, fallback: Pos) -> ConnectionRouter:
     return ConnectionRouter(
         name=str(v.get("name") or ""), pos=pos, key_type=str(key_type) if key_type is not None else "",
         key_filter=_str(v.get("keyFilter")), local_target_filter=_str(v.get("localTargetFilter")),
-        policy=policy, policies=(policy,) if policy is not None else (), pool=pool, cache=cache,
+        policy=policy, policies=_policies(src_router, pb, policy), pool=pool, cache=cache,
         has_key_transformer=src_router.has_key_transformer if src_router else False,
         fields=src_router.fields if src_router else MappingProxyType({}),
         origins=MappingProxyType(_origins(b)),
     )
+
+
+def _policies(src: ConnectionRouter | None, bean: object, policy: Policy | None) -> tuple[Policy, ...]:
+    """Every <policy> broker.xml wrote (the rules judge repeats) with the last one as it is now; a
+    policy made by a properties line replaces them all."""
+    if policy is None:
+        return ()
+    if src is not None and isinstance(bean, Bean) and src.policy is not None and bean.source is src.policy:
+        return (*src.policies[:-1], policy)
+    return (policy,)
 
 
 def _pool(b: Bean, fallback: Pos) -> Pool:
