@@ -37,7 +37,7 @@ from .beans import (
     Nested,
 )
 from .beans import Enum as EnumType
-from .paths import DEFAULT_REMOVE, DEFAULT_SURROUND, KEY_SURROUND, REMOVE_VALUE, PathError, split_key
+from .paths import DEFAULT_REMOVE, DEFAULT_SURROUND, KEY_SURROUND, REMOVE_VALUE, PathError, Step, split_key
 
 # Rule ids of the findings (documented in rules/brokerprops.py).
 UNREADABLE = "AR710"
@@ -103,9 +103,9 @@ class Applier:
         self.xml_file = xml_file
         self.findings: list[Finding] = []
         self.kept: list[PropLine] = []  # lines for sections arouter does not model
-        # (bean id, attribute) -> position of the properties line that last set something below it
         self._from_env: set[int] = set()  # lines whose value came (partly) from ${} substitution
         self._hidden = False  # the current line's value must not be shown
+        self._created = False  # the current line created an entry or nested object (kept even if it fails)
 
     # -- one source ------------------------------------------------------------------------
     def apply_source(self, lines: list[PropLine], show_secrets: bool = False) -> list[StatusError]:
@@ -160,8 +160,18 @@ class Applier:
             steps = split_key(key, surround)
         except PathError as exc:
             raise _Refused(str(exc)) from None
-        target: object = self.root
         trail: list[Bean] = []
+        self._created = False
+        try:
+            self._walk(steps, value, line, key, remove, trail)
+        finally:
+            if self._created:  # what the walk created stays, as in the broker, even when the line fails
+                for bean in trail:
+                    bean.touched = True
+
+    def _walk(self, steps: list[Step], value: str, line: PropLine, key: str, remove: str,
+              trail: list[Bean]) -> None:
+        target: object = self.root
         path: list[str] = []
         for step in steps[:-1]:
             target = self._step(target, step.name, step.mapped, step.index, line, key, trail, path)
@@ -184,6 +194,7 @@ class Applier:
             found = target.find(name)
             if found is None:
                 found = self._new_entry(target, name, line)
+                self._created = True
             trail.append(found)
             path.append(name)
             return found
@@ -242,6 +253,7 @@ class Applier:
                 if kind == NAMED:
                     current.values["properties"] = None  # the no-argument constructor leaves it null
                 target.values[name] = current
+                self._created = True
                 target.origins[name] = line.pos
             assert isinstance(current, Bean)
             trail.append(current)

@@ -265,3 +265,16 @@ def test_the_xml_rules_judge_the_merged_configuration_at_the_properties_line(tmp
     report = lint_path(str(tmp_path / "broker.xml"), LintSettings(environ={}))
     found = {(d.rule, Path(d.file).name, d.line) for d in report.diagnostics}
     assert ("AR303", "broker.properties", 3) in found
+
+
+def test_a_refused_line_still_creates_the_objects_on_its_way(tmp_path: Path) -> None:
+    xml = core("""<connection-routers>
+  <connection-router name="r">
+    <key-type>CLIENT_ID</key-type>
+    <local-target-filter>NULL</local-target-filter>
+  </connection-router>
+</connection-routers>""")
+    cfg = applied(tmp_path, "connectionRouters.r.poolConfiguration.bonkers=1\n", xml=xml)
+    (r,) = cfg.connection_routers
+    assert r.pool is not None and r.pool.source == "none"  # initProperty made it before the name failed
+    assert rules(cfg) == [("AR711", 1), ("AR717", 1)]
