@@ -5,7 +5,7 @@ surrounded) is surrounded with the key surround string (``"key.surround"`` at th
 ``"brokerPropertiesKeySurround"``, else ``"``); strings are taken as they are, numbers and booleans
 as their JSON text; ``null`` or an array makes the whole file a load error. Each key keeps the line
 its name is written on: object members come in document order, so the n-th member name in the text
-is the n-th member the flattening visits.
+is the n-th member the flattening visits. Numbers are written as ``JsonValue.toString()`` does.
 """
 
 from __future__ import annotations
@@ -102,6 +102,17 @@ class _Num(str):
     """A JSON number, as written."""
 
 
+def _number_text(raw: str) -> str:
+    """A JSON number as the broker's ``JsonValue.toString()`` writes it: an integer as a long, anything
+    else as ``BigDecimal.toString()`` (``1e3`` is ``1E+3``; Python's Decimal follows the same rules)."""
+    from decimal import Decimal
+
+    if raw.lstrip("-").isdigit() and -(2 ** 63) <= int(raw) < 2 ** 63:
+        return str(int(raw))
+    number = Decimal(raw)
+    return str(number.copy_abs() if number.is_zero() else number)  # BigDecimal has no negative zero
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -123,4 +134,4 @@ def _flatten(pairs: list[tuple[str, Any]], parent: str, surround: str, lines: An
             kind = "NULL" if value is None else "ARRAY"
             raise PropertiesSyntaxError(f"JSON value type not supported: {kind}", line, 1)
         else:
-            found[full] = (full, str(value), found.get(full, (0, 0, line))[2])
+            found[full] = (full, _number_text(value), found.get(full, (0, 0, line))[2])
