@@ -1,4 +1,4 @@
-"""Broker properties (AR710-AR719): what `broker.properties`, its JSON form and an operator CR do.
+"""Broker properties (AR710-AR720): what `broker.properties`, its JSON form and an operator CR do.
 
 Artemis applies broker properties after broker.xml: `etc/broker.properties` (or the files and
 directories `-Dbroker.properties` / `artemis run --properties` name), then `-Dbrokerconfig.*`.
@@ -187,6 +187,21 @@ converter), or `"policyConfiguration": "CONSISTENT_HASH_MODULO"` on its own line
   "policyConfiguration": {"name": "CONSISTENT_HASH_MODULO", "properties": "MODULO=2"}}}}""",
     ),
 ]
+
+
+RULES.append(RuleMeta(
+    id="AR720",
+    name="properties-utf8-text",
+    severity=Severity.WARNING,
+    category="semantics",
+    summary="A `.properties` file holds UTF-8 text: the broker reads it as ISO-8859-1 and gets other characters.",
+    doc="""\
+`Properties.load(InputStream)` decodes ISO-8859-1: `é` written in UTF-8 (two bytes) is read as `Ã©`,
+so a router name, key filter or host with non-ASCII characters is not what the file shows. Write
+`\\u00e9`, or use the JSON form (read as UTF-8).""",
+    fail=_ROUTER + "connectionRouters.shard.keyFilter=^caf\u00e9\n",
+    ok=_ROUTER + "connectionRouters.shard.keyFilter=^caf\\u00e9\n",
+))
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:

@@ -35,7 +35,7 @@ def lint_fragment(tmp_path: Path, fragment: str, settings: LintSettings | None =
     XML example are the lines of a broker.properties beside it."""
     path = tmp_path / "broker.xml"
     if fragment.startswith(PROPERTIES_MARK):
-        (tmp_path / "broker.properties").write_text(fragment, encoding="iso-8859-1")
+        (tmp_path / "broker.properties").write_text(fragment, encoding="utf-8")
         fragment = ""
     elif fragment.startswith(JSON_MARK):
         from dataclasses import replace
@@ -50,7 +50,7 @@ def lint_fragment(tmp_path: Path, fragment: str, settings: LintSettings | None =
         lines = _XML_PROPERTY.findall(fragment)
         if lines:
             (tmp_path / "broker.properties").write_text("\n".join([PROPERTIES_MARK, *lines]) + "\n",
-                                                        encoding="iso-8859-1")
+                                                        encoding="utf-8")
     if is_whole_file(fragment):  # written in the encoding it declares
         m = re.search(r'encoding="([^"]+)"', fragment)
         path.write_bytes(fragment.encode(m.group(1) if m else "utf-8"))

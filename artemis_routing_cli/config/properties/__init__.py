@@ -17,7 +17,7 @@ from pathlib import Path
 from ..model import BrokerConfig
 from ..positions import Pos
 from ..substitution import Lookup
-from .apply import UNREADABLE, Applier, Finding, StatusError
+from .apply import LATIN1, UNREADABLE, Applier, Finding, StatusError
 from .bridge import from_beans, to_beans
 from .options import PropertiesOptions
 from .sources import BROKER_PROPERTIES, Source, checksum, read_list, system_source
@@ -83,6 +83,12 @@ def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | N
             statuses.append(SourceStatus(source.name, source.path, 0, source.file_checksum,
                                          load_error=source.load_error))
             continue
+        if source.utf8_line is not None:
+            applier.findings.append(Finding(LATIN1, Pos(source.path, source.utf8_line, 1),
+                                            "this file holds UTF-8 text, but the broker reads .properties files as "
+                                            "ISO-8859-1: every non-ASCII character becomes two or three others",
+                                            hint="write non-ASCII characters as \\uXXXX escapes (or use the JSON "
+                                                 "form, read as UTF-8)"))
         errors = applier.apply_source(source.lines, options.show_secrets)
         statuses.append(SourceStatus(source.name, source.path, checksum(source.lines), source.file_checksum,
                                      tuple(errors)))

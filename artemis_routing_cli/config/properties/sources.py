@@ -46,6 +46,7 @@ class Source:
     load_error: str | None = None
     load_error_pos: Pos | None = None
     file_checksum: int = 0  # Adler-32 of the file's bytes (the status' fileAlder32)
+    utf8_line: int | None = None  # first line with UTF-8 multi-byte text, which Properties.load reads as ISO-8859-1
 
 
 def checksum(lines: list[PropLine]) -> int:
@@ -92,12 +93,25 @@ def parse_bytes(data: bytes, shown: str, name: str) -> Source:
             source.lines = [PropLine(k, v, Pos(shown, line, 1), json=True) for k, v, line in entries]
         else:
             text = data.decode("iso-8859-1")  # Properties.load(InputStream)
+            source.utf8_line = _utf8_line(data)
             source.lines = [PropLine(e.key, e.value, Pos(shown, e.line, 1)) for e in load_properties(text)]
     except PropertiesSyntaxError as exc:
         source.lines = []
         source.load_error = exc.message
         source.load_error_pos = Pos(shown, exc.line, exc.column)
     return source
+
+
+def _utf8_line(data: bytes) -> int | None:
+    """The line of the first UTF-8 multi-byte sequence, when the bytes are valid UTF-8 but not ASCII."""
+    if data.isascii():
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # not UTF-8: probably meant as ISO-8859-1 indeed
+    first = next(i for i, b in enumerate(data) if b >= 0x80)
+    return data.count(b"\n", 0, first) + 1
 
 
 def _java_sorted(names: list[str]) -> list[str]:

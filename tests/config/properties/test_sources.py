@@ -155,3 +155,13 @@ def test_validate_checks_every_broker_of_a_cr(tmp_path: Path) -> None:
     assert [f for f in found if f[0] == "AR711"] == [("AR711", 8, "connectionRouters.r.keytype")]  # all brokers
     one = lint_path(str(cr), LintSettings(environ={}, broker_properties=PropertiesOptions(ordinal=1)))
     assert not any(d.rule == "AR712" for d in one.diagnostics)
+
+
+def test_utf8_text_in_a_properties_file_is_flagged(tmp_path: Path) -> None:
+    (tmp_path / "u.properties").write_bytes("# x\nconnectionRouters.r.keyFilter=caf\u00e9\n".encode())
+    cfg = _load(tmp_path, PropertiesOptions(paths=(str(tmp_path / "u.properties"),)))
+    assert cfg.connection_routers[0].key_filter == "caf\u00c3\u00a9"  # what the broker reads
+    assert [(f.rule, f.pos.line) for f in cfg.property_findings] == [("AR720", 2)]
+    (tmp_path / "l.properties").write_bytes("connectionRouters.r.keyFilter=caf\u00e9\n".encode("iso-8859-1"))
+    cfg = _load(tmp_path, PropertiesOptions(paths=(str(tmp_path / "l.properties"),)))
+    assert cfg.connection_routers[0].key_filter == "caf\u00e9" and cfg.property_findings == ()
