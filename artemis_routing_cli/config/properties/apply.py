@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Any
 
 from ..positions import Pos
 from ..substitution import Lookup, substitute
@@ -88,6 +89,15 @@ class _Refused(Exception):
 _SECRET_WORDS = ("pass", "secret", "token", "credential")
 
 
+def _comparable(value: object) -> object:
+    """A value to compare with broker.xml's: a policy by its name, sequences as tuples."""
+    if isinstance(value, Bean):
+        return ("bean", value.values.get("name"))
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
 def _secret(key: str) -> bool:
     """Keys whose values are never shown (the broker redacts names holding PASSWORD; we also catch
     misspellings such as ``passwrd`` and other secret-looking names)."""
@@ -107,6 +117,8 @@ class Applier:
         self._from_env: set[int] = set()  # lines whose value came (partly) from ${} substitution
         self._hidden = False  # the current line's value must not be shown
         self._created = False  # the current line created an entry or nested object (kept even if it fails)
+        # (owner id, property path) -> (owner, path, broker.xml position, broker.xml value, holder, name, key, shown)
+        self._overrides: dict[tuple[int, str], tuple[Any, ...]] = {}
 
     # -- one source ------------------------------------------------------------------------
     def apply_source(self, lines: list[PropLine], show_secrets: bool = False) -> list[StatusError]:
@@ -319,11 +331,7 @@ class Applier:
             owner = trail[-1] if trail else None
             if owner is not None and path:
                 where = f"{path[-1]}.{name}"
-                old_pos = owner.origins.get(where)
-                if old_pos is not None and old_pos.file == self.xml_file and target.get(name) != value:
-                    self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={self._show(value)} overrides "
-                                                 f"the value from {old_pos.file}:{old_pos.line} (properties apply "
-                                                 "after broker.xml)"))
+                self._note_override(owner, where, target, name, target.get(name), value, line, key)
                 owner.origins[where] = line.pos
             target[name] = value
             self._check_map_key(target, name, line, key, path)
@@ -345,10 +353,8 @@ class Applier:
         old_pos = target.origins.get(name)
         if kind == NAMED or isinstance(kind, Nested):
             self._undone(target, name, line, key)
-        if old_pos is not None and self.xml_file is not None and old_pos.file == self.xml_file \
-                and target.values.get(name) != new:
-            self.findings.append(Finding(OVERRIDES_XML, line.pos, f"{key}={self._show(value)} overrides the value "
-                                         f"from {old_pos.file}:{old_pos.line} (properties apply after broker.xml)"))
+        if old_pos is not None:
+            self._note_override(target, name, target.values, name, target.values.get(name), new, line, key)
         target.values[name] = new
         target.origins[name] = line.pos
         if isinstance(new, dict):
@@ -356,6 +362,32 @@ class Applier:
                 target.origins[f"{name}.{k}"] = line.pos
         if isinstance(new, Bean):
             new.created = line.pos
+
+    def _note_override(self, owner: Bean, where: str, holder: Any, name: str, old: object, new: object,
+                       line: PropLine, key: str) -> None:
+        """Remember broker.xml's value the first time a line sets it; finish() reports the lines whose
+        final value differs from it (a later line may set it back)."""
+        old_pos = owner.origins.get(where)
+        slot = (id(owner), where)
+        if slot in self._overrides:
+            self._overrides[slot] = (*self._overrides[slot][:4], holder, name, key, self._show_any(new))
+        elif old_pos is not None and old_pos.file == self.xml_file:
+            self._overrides[slot] = (owner, where, old_pos, _comparable(old), holder, name, key, self._show_any(new))
+
+    def _show_any(self, value: object) -> str:
+        if self._hidden:
+            return "****"
+        if isinstance(value, Bean):
+            return str(value.values.get("name"))
+        return str(value) if not isinstance(value, tuple) else ",".join(value)
+
+    def _report_overrides(self) -> None:
+        for owner, where, old_pos, old, holder, name, key, shown in self._overrides.values():
+            if _comparable(holder.get(name)) == old:
+                continue  # set back to broker.xml's value by a later line
+            pos = owner.origins.get(where, old_pos)
+            self.findings.append(Finding(OVERRIDES_XML, pos, f"{key}={shown} overrides the value from "
+                                         f"{old_pos.file}:{old_pos.line} (properties apply after broker.xml)"))
 
     def _undone(self, target: Bean, name: str, line: PropLine, key: str) -> None:
         """``policyConfiguration=NAME`` replaces the object: lines that set something in it are lost."""
@@ -422,6 +454,7 @@ class Applier:
 
     # -- after every source --------------------------------------------------------------------
     def finish(self) -> None:
+        self._report_overrides()
         routers = self.root.values.get("connectionRouters")
         if not isinstance(routers, Entries):
             return

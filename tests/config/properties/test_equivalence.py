@@ -69,3 +69,13 @@ def test_the_cr_view_depends_on_the_ordinal() -> None:
     assert shard.local_target_filter == "NULL|0"
     assert spread.cache is not None and spread.cache.timeout == 30000  # no broker-0 line: the shared value
     assert spread.origins["cacheConfiguration.timeout"].file.endswith("cr.yaml")
+
+
+def test_a_cr_over_broker_xml_applies_in_place() -> None:
+    both = load(str(SAMPLES / "broker.xml"), LoadOptions({}, {}, PropertiesOptions(cr=str(SAMPLES / "cr.yaml"),
+                                                                                   ordinal=1)))
+    assert _shape(both) == _shape(_xml())  # same values written twice: nothing changes
+    assert [f.rule for f in both.property_findings] == []  # and nothing is overridden
+    shard = next(r for r in both.connection_routers if r.name == "autoShard")
+    assert shard.origins["localTargetFilter"].file.endswith("cr.yaml")
+    assert shard.fields["key-type"].pos.file.endswith("broker.xml")  # broker.xml's own reading is kept
