@@ -1,4 +1,4 @@
-"""Broker properties (AR710-AR720): what `broker.properties`, its JSON form and an operator CR do.
+"""Broker properties (AR710-AR721): what `broker.properties`, its JSON form and an operator CR do.
 
 Artemis applies broker properties after broker.xml: `etc/broker.properties` (or the files and
 directories `-Dbroker.properties` / `artemis run --properties` name), then `-Dbrokerconfig.*`.
@@ -201,6 +201,24 @@ so a router name, key filter or host with non-ASCII characters is not what the f
 `\\u00e9`, or use the JSON form (read as UTF-8).""",
     fail=_ROUTER + "connectionRouters.shard.keyFilter=^caf\u00e9\n",
     ok=_ROUTER + "connectionRouters.shard.keyFilter=^caf\\u00e9\n",
+))
+
+RULES.append(RuleMeta(
+    id="AR721",
+    name="property-acceptor-without-factory",
+    severity=Severity.ERROR,
+    category="semantics",
+    summary="An acceptor made by properties without `factoryClassName`: the broker never creates it.",
+    doc="""\
+`acceptorConfigurations.NAME.params.router=R` for an acceptor broker.xml does not define makes a new
+acceptor with no factory class; `RemotingServiceImpl.createAcceptor` then fails, logs an error and
+goes on without it. Define the acceptor in broker.xml (or in the CR's `acceptors`), or give it
+`factoryClassName=org.apache.activemq.artemis.core.remoting.impl.netty.NettyAcceptorFactory`.
+arouter leaves such an acceptor out, as the broker does.""",
+    fail=_ROUTER + "acceptorConfigurations.tcp.params.router=shard\n",
+    ok=_ROUTER + "acceptorConfigurations.tcp.factoryClassName="
+                 "org.apache.activemq.artemis.core.remoting.impl.netty.NettyAcceptorFactory\n"
+                 "acceptorConfigurations.tcp.params.router=shard\n",
 ))
 
 

@@ -52,6 +52,7 @@ POOL_NO_SOURCE = "AR717"
 OVERRIDES_XML = "AR718"
 JSON_NESTED_MAP = "AR719"
 LATIN1 = "AR720"
+NO_FACTORY = "AR721"
 
 
 
@@ -455,6 +456,15 @@ class Applier:
     # -- after every source --------------------------------------------------------------------
     def finish(self) -> None:
         self._report_overrides()
+        acceptors = self.root.values.get("acceptorConfigurations")
+        for acceptor in acceptors.items if isinstance(acceptors, Entries) else []:
+            if not acceptor.values.get("factoryClassName") and acceptor.created is not None:
+                self.findings.append(Finding(NO_FACTORY, acceptor.created, f"acceptorConfigurations.{acceptor.name} "
+                                             "is created by this line without a factoryClassName: the broker logs an "
+                                             "error and never creates this acceptor, so no client reaches it",
+                                             hint=f"add acceptorConfigurations.{acceptor.name}.factoryClassName="
+                                                  "org.apache.activemq.artemis.core.remoting.impl.netty."
+                                                  "NettyAcceptorFactory, or define the acceptor in broker.xml"))
         routers = self.root.values.get("connectionRouters")
         if not isinstance(routers, Entries):
             return

@@ -37,6 +37,12 @@ from ..model import (
 from ..positions import Pos
 from .beans import Bean, Entries
 
+_NETTY = "org.apache.activemq.artemis.core.remoting.impl.netty."
+_INVM = "org.apache.activemq.artemis.core.remoting.impl.invm."
+_FACTORIES = {("Acceptor", False): _NETTY + "NettyAcceptorFactory",
+              ("Acceptor", True): _INVM + "InVMAcceptorFactory",
+              ("Connector", False): _NETTY + "NettyConnectorFactory",
+              ("Connector", True): _INVM + "InVMConnectorFactory"}
 _ROUTER_FIELDS = {"keyType": "key-type", "keyFilter": "key-filter", "localTargetFilter": "local-target-filter"}
 _POOL_FIELDS = {"username": "username", "password": "password", "checkPeriod": "check-period",
                 "quorumSize": "quorum-size", "quorumTimeout": "quorum-timeout",
@@ -117,7 +123,8 @@ def _router_bean(r: ConnectionRouter) -> Bean:
 
 def _transport_bean(kind: str, t: Acceptor | Connector) -> Bean:
     params = dict(t.url.params)
-    bean = Bean(kind, {"name": t.name, "factoryClassName": None, "params": params,
+    factory = _FACTORIES[(kind, t.url.kind == "vm")]
+    bean = Bean(kind, {"name": t.name, "factoryClassName": factory, "params": params,
                        "extraParams": dict(t.url.extra_props)}, {"name": t.pos}, source=t)
     bean.origins.update({f"params.{k}": t.pos for k in params})
     return bean
@@ -159,7 +166,9 @@ def _origins(bean: Bean, prefix: str = "") -> dict[str, Pos]:
 def from_beans(config: BrokerConfig, root: Bean, fallback: Pos) -> dict[str, Any]:
     """The BrokerConfig fields the beans now say (to ``dataclasses.replace`` into ``config``)."""
     routers = tuple(_router(b, fallback) for b in _items(root, "connectionRouters"))
-    acceptors = tuple(_acceptor(b, fallback) for b in _items(root, "acceptorConfigurations"))
+    # an acceptor without factoryClassName is never created (RemotingServiceImpl.createAcceptor logs an error)
+    acceptors = tuple(_acceptor(b, fallback) for b in _items(root, "acceptorConfigurations")
+                      if b.values.get("factoryClassName"))
     connector_list = tuple(_connector(b, fallback) for b in _items(root, "connectorConfigurations"))
     connectors: dict[str, Connector] = {}
     for c in connector_list:

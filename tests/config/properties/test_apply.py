@@ -20,8 +20,12 @@ acceptorConfigurations.tcp.params.router=autoShard
 """
 
 
-def test_the_operator_example_builds_the_router_and_acceptor(tmp_path: Path) -> None:
-    cfg = applied(tmp_path, ROUTER, env={"STATEFUL_SET_ORDINAL": "1"})
+TCP = core('<acceptors><acceptor name="tcp">tcp://0.0.0.0:61616</acceptor></acceptors>')
+FACTORY = "org.apache.activemq.artemis.core.remoting.impl.netty.NettyAcceptorFactory"
+
+
+def test_the_operator_example_builds_the_router_and_routes_the_acceptor(tmp_path: Path) -> None:
+    cfg = applied(tmp_path, ROUTER, xml=TCP, env={"STATEFUL_SET_ORDINAL": "1"})
     (r,) = cfg.connection_routers
     assert (r.name, r.key_type, r.local_target_filter) == ("autoShard", "CLIENT_ID", "NULL|1")
     assert r.policy is not None and r.policy.name == "CONSISTENT_HASH_MODULO"
@@ -31,6 +35,15 @@ def test_the_operator_example_builds_the_router_and_acceptor(tmp_path: Path) -> 
     assert r.origins["keyType"].line == 1 and r.origins["policyConfiguration.properties.MODULO"].line == 4
     assert r.policy.property_pos["MODULO"].line == 4
     assert rules(cfg) == []
+
+
+def test_an_acceptor_made_by_properties_needs_a_factory(tmp_path: Path) -> None:
+    cfg = applied(tmp_path, ROUTER, env={"STATEFUL_SET_ORDINAL": "1"})  # no acceptor "tcp" in broker.xml
+    assert cfg.acceptors == ()  # RemotingServiceImpl.createAcceptor fails: the broker never creates it
+    assert rules(cfg) == [("AR721", 5)]
+    cfg = applied(tmp_path, ROUTER + f"acceptorConfigurations.tcp.factoryClassName={FACTORY}\n",
+                  env={"STATEFUL_SET_ORDINAL": "1"})
+    assert [(a.name, a.router, a.url.port) for a in cfg.acceptors] == [("tcp", "autoShard", 61616)]
 
 
 def test_backslash_d_in_a_key_filter_loses_its_backslash(tmp_path: Path) -> None:
@@ -83,7 +96,8 @@ def test_unknown_name_still_creates_the_entry(tmp_path: Path) -> None:
 def test_any_key_under_a_map_is_accepted_and_flagged(tmp_path: Path) -> None:
     cfg = applied(tmp_path, "connectionRouters.r.policyConfiguration=CONSISTENT_HASH_MODULO\n"
                             "connectionRouters.r.policyConfiguration.properties.modulo=2\n"
-                            "acceptorConfigurations.a.params.routr=r\n")
+                            "acceptorConfigurations.a.params.routr=r\n"
+                            f"acceptorConfigurations.a.factoryClassName={FACTORY}\n")
     (r,) = cfg.connection_routers
     assert dict(r.policy.properties) == {"modulo": "2"}
     assert cfg.acceptors[0].router is None
@@ -187,7 +201,8 @@ def test_properties_override_xml_in_place_and_say_both_places(tmp_path: Path) ->
 
 def test_untouched_xml_objects_are_kept_as_they_are(tmp_path: Path) -> None:
     xml = core('<acceptors><acceptor name="a">tcp://0.0.0.0:61616?router=r</acceptor></acceptors>')
-    cfg = applied(tmp_path, "acceptorConfigurations.b.params.port=5672\n", xml=xml)
+    cfg = applied(tmp_path, "acceptorConfigurations.b.params.port=5672\n"
+                            f"acceptorConfigurations.b.factoryClassName={FACTORY}\n", xml=xml)
     assert cfg.acceptors[0].url.raw == "tcp://0.0.0.0:61616?router=r"
     assert cfg.acceptors[1].url.port == 5672
 
