@@ -169,16 +169,24 @@ def from_beans(config: BrokerConfig, root: Bean, fallback: Pos) -> dict[str, Any
     # an acceptor without factoryClassName is never created (RemotingServiceImpl.createAcceptor logs an error)
     acceptors = tuple(_acceptor(b, fallback) for b in _items(root, "acceptorConfigurations")
                       if b.values.get("factoryClassName"))
-    connector_list = tuple(_connector(b, fallback) for b in _items(root, "connectorConfigurations"))
-    connectors: dict[str, Connector] = {}
-    for c in connector_list:
-        connectors.setdefault(c.name, c)
+    connector_beans = _items(root, "connectorConfigurations")
+    if _unchanged(connector_beans, config.connectors.values()):  # broker.xml's own list, repeats included
+        connector_list, connectors = config.connector_list, dict(config.connectors)
+    else:
+        connector_list = tuple(_connector(b, fallback) for b in connector_beans)
+        connectors = {}
+        for c in connector_list:
+            connectors.setdefault(c.name, c)
     uris = tuple(cc for cc in config.cluster_connections if cc.uri is not None)
     clusters = uris + tuple(_cluster(b, fallback) for b in _items(root, "clusterConfigurations"))
-    discovery_list = tuple(_discovery(b, fallback) for b in _items(root, "discoveryGroupConfigurations"))
-    discovery: dict[str, DiscoveryGroup] = {}
-    for d in discovery_list:
-        discovery.setdefault(d.name, d)
+    discovery_beans = _items(root, "discoveryGroupConfigurations")
+    if _unchanged(discovery_beans, config.discovery_groups.values()):
+        discovery_list, discovery = config.discovery_group_list, dict(config.discovery_groups)
+    else:
+        discovery_list = tuple(_discovery(b, fallback) for b in discovery_beans)
+        discovery = {}
+        for d in discovery_list:
+            discovery.setdefault(d.name, d)
     return {
         "connection_routers": routers,
         "acceptors": acceptors,
@@ -190,6 +198,11 @@ def from_beans(config: BrokerConfig, root: Bean, fallback: Pos) -> dict[str, Any
         "discovery_groups": MappingProxyType(discovery),
         "broadcast_groups": tuple(_broadcast(b, fallback) for b in _items(root, "broadcastGroupConfigurations")),
     }
+
+
+def _unchanged(beans: list[Bean], originals: Any) -> bool:
+    """No properties line touched, added or removed an entry of this section."""
+    return [b.source for b in beans] == list(originals) and not any(b.touched for b in beans)
 
 
 def _str(value: object) -> str | None:
