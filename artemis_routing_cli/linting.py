@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from .config import LoadOptions, RawDocument, load_document
+from .config import LoadOptions, RawDocument, load_document, with_broker_properties
 from .config.gcpause import gc_paused
 from .config.model import BrokerConfig
 from .config.parse import build_config
@@ -24,6 +25,7 @@ from .rules.suppress import apply_suppressions, find_suppressions
 class LintSettings:
     properties: Mapping[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
+    broker_properties: Any = None  # config.properties.PropertiesOptions (--properties, --cr, --ordinal)
     disabled: frozenset[str] = frozenset()  # rule ids
     severities: Mapping[str, Severity] = field(default_factory=dict)  # id -> severity override
     show_values: bool = False  # quote values from the environment, properties and included files
@@ -37,6 +39,7 @@ class FileReport:
     # every finding as the rules made it, before inline suppressions and the user's settings (which
     # hide a finding from the report but do not change what the broker does): the deploy verdict's input
     raw: list[Diagnostic] = field(default_factory=list)
+    property_sources: tuple[Any, ...] = ()  # config.properties.SourceStatus, as the broker's status has them
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)
@@ -61,17 +64,54 @@ def _normalise(name: str) -> str:
 
 @gc_paused()
 def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: bytes | None = None) -> FileReport:
+    """One broker.xml (or ``-``), or one operator CR (``.yaml``/``.yml``): for a CR without
+    ``--ordinal``, every broker of ``spec.deploymentPlan.size`` is checked, and a finding that only
+    some of them have says which."""
     settings = settings or LintSettings()
+    options = LoadOptions(settings.properties, settings.environ, settings.broker_properties)
+    if not path.endswith((".yaml", ".yml")):
+        return _lint_one(path, path, options, settings, stdin_bytes)
+    ordinal = getattr(options.broker_properties, "ordinal", None)
+    if ordinal is not None:
+        return _lint_one(path, *cr_options(options, path, ordinal), settings, stdin_bytes)
+    from .config.properties.cr import deployment_size
+
+    size = deployment_size(path)
+    reports = [_lint_one(path, *cr_options(options, path, n), settings, stdin_bytes) for n in range(size)]
+    if size == 1 or any(r.fatal is not None for r in reports):
+        return reports[0]
+    return FileReport(path, _per_broker([r.diagnostics for r in reports]), raw=_per_broker([r.raw for r in reports]),
+                      property_sources=reports[0].property_sources)
+
+
+def _per_broker(lists: list[list[Diagnostic]]) -> list[Diagnostic]:
+    """The findings of every broker of a CR; one that only some brokers have says which."""
+    seen: dict[Diagnostic, list[int]] = {}
+    for n, found in enumerate(lists):
+        for d in found:
+            seen.setdefault(d, []).append(n)
+    merged = []
+    for d, ordinals in seen.items():
+        if len(ordinals) < len(lists):
+            d = replace(d, message=f"broker {', '.join(map(str, ordinals))}: {d.message}")
+        merged.append(d)
+    return ordered(merged)
+
+
+def _lint_one(shown: str, path: str, options: LoadOptions, settings: LintSettings,
+              stdin_bytes: bytes | None) -> FileReport:
     metas = all_rules()
     try:
-        doc = load_document(path, LoadOptions(settings.properties, settings.environ), stdin_bytes=stdin_bytes)
-        config = build_config(doc)
+        doc = load_document(path, options, stdin_bytes=stdin_bytes)
+        config = with_broker_properties(build_config(doc), options, path)
     except ArouterError as err:
         meta = metas["AR001"]
         diag = Diagnostic("AR001", meta.severity, meta.category, err.message, err.file or path,
                           err.line or 1, err.column or 1, None, err.hint, broker=REFUSES)
-        return FileReport(path if path != "-" else "<stdin>", [diag], err, [diag])
-    return lint_loaded(doc, config, settings)
+        return FileReport(shown if shown != "-" else "<stdin>", [diag], err, [diag])
+    report = lint_loaded(doc, config, settings)
+    report.path = shown if shown != path else doc.path
+    return report
 
 
 def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings | None = None, *,
@@ -111,7 +151,21 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
 
     secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of, doc.locator.main_file,
                       show_values=settings.show_values)
-    return FileReport(doc.path, ordered(secrets.redact(out)), raw=raw)
+    return FileReport(doc.path, ordered(secrets.redact(out)), raw=raw,
+                      property_sources=config.property_sources)
+
+
+def cr_options(options: LoadOptions, cr: str, ordinal: int = 0) -> tuple[str, LoadOptions]:
+    """broker.xml and options for checking an operator CR on its own: the broker's defaults (an
+    empty broker.xml) with the CR's properties as broker ``ordinal`` gets them."""
+    from dataclasses import replace
+
+    from .config.properties import PropertiesOptions
+    from .config.properties.sources import empty_broker_xml
+
+    props = options.broker_properties or PropertiesOptions()
+    return empty_broker_xml(), replace(options, broker_properties=replace(props, cr=cr, ordinal=ordinal,
+                                                                          beside=False))
 
 
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from .config import LoadOptions, load_document
+from .config import LoadOptions, load_document, with_broker_properties
 from .config.model import BrokerConfig
 from .config.parse import build_config
 from .diagnostics import REFUSES, SKIPS, VERDICT_TEXT, Diagnostic
@@ -110,8 +110,9 @@ def load_checked(path: str, options: LoadOptions | None = None, *, stdin_bytes: 
     """
     options = options or LoadOptions()
     doc = load_document(path, options, stdin_bytes=stdin_bytes)
-    config = build_config(doc)
-    report = lint_loaded(doc, config, LintSettings(properties=options.properties, environ=options.environ))
+    config = with_broker_properties(build_config(doc), options, path)
+    report = lint_loaded(doc, config, LintSettings(properties=options.properties, environ=options.environ,
+                                                   broker_properties=options.broker_properties))
     verdict = deploy_verdict(report.path, report.raw, config)
     notes: dict[str, tuple[str, ...]] = {}
     verdicts: dict[str, str] = {}

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
 
 
@@ -57,6 +57,10 @@ def analyze_command(
     ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
                                         help="Go on when the broker would not start with this broker.xml "
                                              "(validate's refusing findings become warnings)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
     master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
                                          "under spark-submit, the submitted one)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
@@ -94,8 +98,8 @@ def analyze_command(
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
     mapping = parse_key_columns(key_column or [])
-    cfg_path = find_config(config)
-    cfg = load_routable(cfg_path, define, ignore_invalid, "analyze")
+    cfg = load_routable(config, define, ignore_invalid, "analyze", properties, cr, ordinal)
+    cfg_path = cfg.path
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)
     from .key_options import apply as apply_key_options

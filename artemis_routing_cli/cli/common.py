@@ -12,6 +12,7 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..config import LoadOptions
     from ..config.model import BrokerConfig
 
 SAMPLE_NAME = "sample-broker.xml"
@@ -107,18 +108,62 @@ def read_stdin_bytes() -> bytes:
     return sys.stdin.buffer.read()
 
 
-def load_routable(path: str, define: list[str] | None, ignore_invalid: bool, command: str) -> BrokerConfig:
-    """broker.xml for a command that routes (simulate, serve, analyze), judged as the broker would
-    judge it (arouter.verdict): a config the broker would not start with ends the command with
+
+
+def load_broker(config: str | None, define: list[str] | None, properties: list[str] | None = None,
+                cr: str | None = None, ordinal: int | None = None) -> BrokerConfig:
+    """The one way commands load their configuration: broker.xml (found as :func:`find_config` says;
+    none needed when broker properties are given), ``-D`` values, then the broker properties."""
+    from ..config import load
+
+    return load(*broker_options(config, define, properties, cr, ordinal))
+
+
+def load_routable(config: str | None, define: list[str] | None, ignore_invalid: bool, command: str,
+                  properties: list[str] | None = None, cr: str | None = None,
+                  ordinal: int | None = None) -> BrokerConfig:
+    """:func:`load_broker` for a command that routes (simulate, serve, analyze), judged as the broker
+    would judge it (arouter.verdict): a config the broker would not start with ends the command with
     validate's finding and exit code 1, unless ``--ignore-invalid`` (then each finding is a
     warning on stderr and the command goes on)."""
-    from ..config import LoadOptions
     from ..verdict import finding_text, load_checked, refusal_error
 
-    checked = load_checked(path, LoadOptions(parse_properties(define)), going_on=ignore_invalid)
+    path, options = broker_options(config, define, properties, cr, ordinal)
+    checked = load_checked(path, options, going_on=ignore_invalid)
     refusals = checked.verdict.refusals
     if refusals and not ignore_invalid:
         raise refusal_error(checked.verdict, command)
     for d in refusals:
         note(f"arouter: warning: {finding_text(d)}; {command} goes on (--ignore-invalid)")
     return checked.config
+
+
+def broker_options(config: str | None, define: list[str] | None, properties: list[str] | None = None,
+                   cr: str | None = None, ordinal: int | None = None) -> tuple[str, LoadOptions]:
+    """The broker.xml to read and how (``-D`` values, broker properties, a CR's view of one broker)."""
+    from ..config import LoadOptions
+    from ..config.properties import PropertiesOptions
+    from ..config.properties.sources import empty_broker_xml
+
+    if ordinal is not None and cr is None:
+        raise UsageError("--ordinal needs --cr")
+    if ordinal is not None and ordinal < 0:
+        raise UsageError(f"--ordinal {ordinal}: a pod ordinal is 0 or more")
+    defines = parse_properties(define)
+    given = bool(properties or cr or "broker.properties" in defines
+                 or any(name.startswith("brokerconfig.") for name in defines))
+    path = find_config(config, quiet=given) if config or not given else found_config_or_none()
+    if path is None:
+        note("arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: the broker's defaults "
+             "plus the broker properties")
+        path = empty_broker_xml()
+    options = PropertiesOptions(paths=tuple(properties or ()), cr=cr, ordinal=ordinal,
+                                beside=path != empty_broker_xml())
+    if cr is not None:
+        note(f"arouter: {cr}: the view of broker {ordinal or 0} (STATEFUL_SET_ORDINAL={ordinal or 0})")
+    return path, LoadOptions(defines, broker_properties=options)
+
+
+def found_config_or_none() -> str | None:
+    path = find_config(None, quiet=True)
+    return None if path == bundled_sample() else path

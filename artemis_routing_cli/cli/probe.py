@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, parse_properties, say, stderr_console, stdout_console
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_broker, say, stderr_console, stdout_console
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig
@@ -45,9 +45,12 @@ def probe_command(
                                              "target too."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
                                                help="A ${NAME} value for broker.xml (repeat)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
 ) -> None:
     """Probe the routers' pool targets: connection, handshake, readiness, and each pool's quorum."""
-    from ..config import LoadOptions, load
     from ..probe.jolokia import check_template
     from ..probe.model import PROTOCOLS, ProbeOptions
 
@@ -64,8 +67,7 @@ def probe_command(
     if cafile is not None and not os.path.isfile(cafile):
         raise UsageError("--cafile: file not found", file=cafile)
 
-    path = find_config(config)
-    cfg = load(path, LoadOptions(parse_properties(define)))
+    cfg = load_broker(config, define, properties, cr, ordinal)
     options = ProbeOptions(timeout=timeout, protocol=protocol, jolokia=jolokia, cafile=cafile,
                            insecure=insecure, discovery_timeout=discovery_timeout, local_url=local)
     if watch:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, load_routable
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_routable
 from .key_options import BROKER_VERSION_HELP
 
 if TYPE_CHECKING:
@@ -31,6 +31,10 @@ def serve_command(
     ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
                                         help="Go on when the broker would not start with this broker.xml "
                                              "(validate's refusing findings become warnings)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
     router: Optional[list[str]] = typer.Option(None, "--router", "-r", metavar="NAME",
                                                help="Only acceptors of this router; with --listen, the router of "
                                                     "each --listen in order (repeat)."),
@@ -136,8 +140,7 @@ def serve_command(
         from ..serve.management import check_management_bind
 
         check_management_bind(parse_host_port(management, "--management")[0], management_user, management_insecure)
-    path = find_config(config)
-    cfg = load_routable(path, define, ignore_invalid, "serve")
+    cfg = load_routable(config, define, ignore_invalid, "serve", properties, cr, ordinal)
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     check_serve_inputs(cfg, state, router or [], monitor)
     options = ServeOptions(

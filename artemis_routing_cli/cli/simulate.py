@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import find_config, load_routable
+from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_routable
 from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
 
 
@@ -53,6 +53,10 @@ def simulate_command(
     ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
                                         help="Go on when the broker would not start with this broker.xml "
                                              "(validate's refusing findings become warnings)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help=PROPERTIES_HELP),
+    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
+    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
     address: Optional[str] = typer.Option(None, "--address", "-a",
                                           help="Message flow: send a message to this address."),
     prop: Optional[list[str]] = typer.Option(None, "--property", "-p", metavar="NAME=VALUE",
@@ -65,8 +69,7 @@ def simulate_command(
                                           help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
 ) -> None:
     """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
-    path = find_config(config)
-    cfg = load_routable(path, define, ignore_invalid, "simulate")
+    cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal)
     if address is not None:
         from .simulate_flow import run_flow
 

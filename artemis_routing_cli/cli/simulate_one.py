@@ -104,10 +104,20 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return
-    _print_text(routers, results, warnings, explain)
+    _print_text(routers, results, warnings, explain, cfg)
     if explain:
         stdout_console().print(f"\nassumed: Artemis {'.'.join(map(str, version))} (--broker-version); SNI_HOST "
                                f"names sent as a {encoding} client sends them (--sni-encoding)", highlight=False)
+
+
+def origin_lines(cfg: BrokerConfig, name: str) -> list[str]:
+    """Where a router's values came from: broker.xml lines, or properties file:line / CR item lines."""
+    model = cfg.router(name)
+    if model is None:
+        return []
+    if not model.origins:
+        return [f"defined at {model.pos.file}:{model.pos.line}"]
+    return [f"{path} from {pos.file}:{pos.line}" for path, pos in model.origins.items()]
 
 
 def _conn_json(conn: Connection) -> dict[str, object]:
@@ -121,7 +131,8 @@ def _conn_json(conn: Connection) -> dict[str, object]:
     }
 
 
-def _print_text(routers: list[Router], results: list[RouteResult], warnings: list[str], explain: bool) -> None:
+def _print_text(routers: list[Router], results: list[RouteResult], warnings: list[str], explain: bool,
+                cfg: BrokerConfig) -> None:
     out = stdout_console()
     table = Table("router", "key type", "key", "status", "target", "address", "node id", "decided by",
                   box=None, pad_edge=False)
@@ -145,6 +156,8 @@ def _print_text(routers: list[Router], results: list[RouteResult], warnings: lis
     if explain:
         for r, res in zip(routers, results, strict=True):
             out.print(f"\n[bold]{escape(r.name)}[/bold]")
+            for line in origin_lines(cfg, r.name):
+                out.print(f"  [dim]{escape(line)}[/dim]", highlight=False)
             for i, step in enumerate(res.trace, 1):
                 out.print(f"  {i}. [cyan]{escape(step.step)}[/cyan]: {escape(step.detail)}", highlight=False)
     err = stderr_console()

@@ -15,7 +15,8 @@ from .common import stdout_console
 from .validate_options import OPTIONS, PATHS, Option, ValidateOptions
 from .validate_run import run_validate
 
-_TYPES: dict[str, Any] = {"flag": bool, "value": Optional[str], "repeat": Optional[list[str]]}
+_TYPES: dict[str, Any] = {"flag": bool, "value": Optional[str], "repeat": Optional[list[str]],
+                         "int": Optional[int]}
 
 
 def register(app: typer.Typer) -> None:

@@ -39,6 +39,9 @@ class ValidateOptions:
     quiet: bool = False
     docs_url: str = DEFAULT_DOCS_URL
     show_values: bool = False
+    broker_properties: tuple[str, ...] = ()  # --properties
+    cr: str | None = None
+    ordinal: int | None = None
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,7 @@ class Option:
 
     field: str  # the ValidateOptions field (or, when not fast, the typer parameter)
     names: tuple[str, ...]  # spellings, long first
-    kind: str  # "flag", "value" (the last one wins) or "repeat" (a tuple of every value)
+    kind: str  # "flag", "value" (the last one wins), "int" (a value, digits) or "repeat" (a tuple of every value)
     help: str
     default: object = None
     metavar: str | None = None
@@ -62,12 +65,17 @@ class Positional:
 
 
 PATHS = Positional("paths", "[BROKER.XML]...",
-                   "Files to check ('-' reads stdin). Default: ./broker.xml, $ARTEMIS_INSTANCE/etc/broker.xml, "
-                   "else the bundled sample.")
+                   "Files to check ('-' reads stdin; a .yaml file is an ActiveMQArtemis CR). Default: ./broker.xml, "
+                   "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample.")
+PROPERTIES_HELP = ("Broker properties applied after broker.xml, as `artemis run --properties`: files, and "
+                   "directories ending in '/' (their *.properties and *.json, sorted); comma list, repeatable. "
+                   "Default: broker.properties beside broker.xml.")
+CR_HELP = "An ActiveMQArtemis custom resource: its spec.brokerProperties as the operator gives them to a broker."
+ORDINAL_HELP = "With --cr: the broker (pod ordinal) to view: its broker-N. lines and STATEFUL_SET_ORDINAL (default 0)."
 
 # Help texts are shown through rich by typer: no square brackets (they would be read as markup).
 OPTIONS: tuple[Option, ...] = (
-    Option("fmt", ("--format", "-f"), "value", "text, json, sarif, junit or github.", default="text"),
+    Option("fmt", ("--format", "-f"), "value", "text, json, sarif, junit, github or broker-status.", default="text"),
     Option("strict", ("--strict",), "flag", "Fail (exit 1) on warnings too.", default=False),
     Option("fail_on", ("--fail-on",), "value", "Lowest severity that fails the run: error, warning or info."),
     Option("disable", ("--disable", "-d"), "repeat", "Rule id or name to skip (repeat)."),
@@ -83,6 +91,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("show_values", ("--show-values",), "flag",
            "Quote values from the environment, -D properties and included files in findings "
            "(hidden by default; passwords always are).", default=False),
+    Option("broker_properties", ("--properties",), "repeat", PROPERTIES_HELP, metavar="PATH[,PATH...]"),
+    Option("cr", ("--cr",), "value", CR_HELP, metavar="CR.yaml"),
+    Option("ordinal", ("--ordinal",), "int", ORDINAL_HELP, metavar="N"),
     Option("list_rules", ("--list-rules",), "flag", "List every rule and exit.", default=False, fast=False),
 )
 
@@ -128,6 +139,10 @@ def parse_validate_args(args: list[str]) -> ValidateOptions | None:
             return None  # no value, or one that looks like an option: typer says what is wrong
         if opt.kind == "repeat":
             repeated[opt.field].append(value)
+        elif opt.kind == "int":
+            if not (value.isascii() and value.isdigit()):
+                return None  # typer says what is wrong
+            values[opt.field] = int(value)
         else:
             values[opt.field] = value
     fields = {field: tuple(items) for field, items in repeated.items()}

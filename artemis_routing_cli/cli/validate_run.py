@@ -41,10 +41,28 @@ def run_validate(opts: ValidateOptions) -> int:
         severities[meta.id] = sev
     threshold = _threshold(opts.fail_on, opts.strict, project.fail_on)
     props = {**project.properties, **parse_properties(list(opts.properties))}
-    lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
-                                 show_values=opts.show_values)
+    if opts.ordinal is not None and opts.cr is None and not any(p.endswith((".yaml", ".yml")) for p in opts.paths):
+        raise UsageError("--ordinal needs a CR (--cr or a .yaml path)")
+    from ..config.properties.options import PropertiesOptions
 
-    targets = list(opts.paths) if opts.paths else [find_config(None)]
+    broker_props = PropertiesOptions(paths=opts.broker_properties, cr=opts.cr, ordinal=opts.ordinal)
+    lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
+                                 broker_properties=broker_props, show_values=opts.show_values)
+    if opts.paths:
+        targets = list(opts.paths)
+    elif opts.cr is not None:
+        targets = [opts.cr]  # the CR over the broker's defaults
+        lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
+                                     broker_properties=PropertiesOptions(paths=opts.broker_properties,
+                                                                         ordinal=opts.ordinal),
+                                     show_values=opts.show_values)
+    elif opts.broker_properties:  # properties only, unless a broker.xml is where one is looked for
+        from ..config.properties.sources import empty_broker_xml
+        from .common import found_config_or_none
+
+        targets = [found_config_or_none() or empty_broker_xml()]
+    else:
+        targets = [find_config(None)]
     stdin_data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1) if "-" in targets else None
     reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data) for p in targets]
 
@@ -104,6 +122,10 @@ def _render(fmt: str, reports: list, code: int, threshold: Severity, docs_url: s
         from ..report import junit
 
         return junit.render(reports, fail_on=threshold)
+    if fmt == "broker-status":
+        from ..report import brokerstatus
+
+        return brokerstatus.render(reports)
     from ..report import github
 
     return github.render(reports)

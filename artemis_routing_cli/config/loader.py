@@ -25,6 +25,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -83,6 +84,7 @@ class LoadOptions:
     properties: Mapping[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
     source: FileSource | None = None
+    broker_properties: Any = None  # config.properties.PropertiesOptions: --properties, --cr, --ordinal
 
     def lookup(self) -> Lookup:
         env = os.environ if self.environ is None else self.environ

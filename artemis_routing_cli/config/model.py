@@ -140,6 +140,7 @@ class Acceptor:
     # The broker's TransportConfiguration params: url.params plus what <mask-password> adds (see
     # transport_params()); empty when the model was built without them.
     params: Mapping[str, str | bool | None] = _empty()
+    origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
     @property
     def router(self) -> str | None:
@@ -184,6 +185,7 @@ class Connector:
     url: TransportUrl
     pos: Pos
     params: Mapping[str, str | bool | None] = _empty()
+    origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
     @property
     def host(self) -> str:
@@ -216,6 +218,7 @@ class BroadcastGroup:
     jgroups_file: str | None = None
     jgroups_channel: str | None = None
     fields: Fields = _empty()
+    origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +234,7 @@ class DiscoveryGroup:
     jgroups_file: str | None = None
     jgroups_channel: str | None = None
     fields: Fields = _empty()
+    origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +263,7 @@ class ClusterConnection:
     discovery_group_pos: Pos | None = None
     uri: str | None = None  # <cluster-connection-uri address="...">
     fields: Fields = _empty()
+    origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +324,7 @@ class ConnectionRouter:
     pools: tuple[Pool, ...] = ()  # every <pool> written: the broker parses each (and keeps the last)
     has_key_transformer: bool = False
     fields: Fields = _empty()
+    origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
     @property
     def cache_timeout(self) -> int:
@@ -345,6 +351,7 @@ class Divert:
     routing_type: str = "STRIP"
     transformer: Transformer | None = None
     fields: Fields = _empty()
+    origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
     @property
     def forwarding_addresses(self) -> tuple[str, ...]:
@@ -406,6 +413,11 @@ class BrokerConfig:
     properties: tuple[PropertyUse, ...] = ()
     included_files: tuple[str, ...] = ()
     problems: tuple[ValueProblem, ...] = ()  # values that stop the broker (FileConfigurationParser)
+    # Broker properties applied after broker.xml (config.properties): each source as the broker's
+    # status shows it, what arouter found in them, and the lines of sections it keeps but does not model.
+    property_sources: tuple[Any, ...] = ()
+    property_findings: tuple[Any, ...] = ()
+    property_kept: tuple[Any, ...] = ()  # lines for sections arouter does not model: read, kept, not judged
     has_cdata: bool = False  # CDATA sections in the document (first child nodes need a closer look)
     encoding: Any = None  # loader.SourceEncoding of the main file
     relative_includes: tuple[Any, ...] = ()  # loader.RelativeInclude, top-level relative hrefs

@@ -1,5 +1,5 @@
-"""Output formats for validate: text, json, sarif, junit, github."""
+"""Output formats for validate: text, json, sarif, junit, github, broker-status."""
 
 from __future__ import annotations
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
+FORMATS = ("text", "json", "sarif", "junit", "github", "broker-status")

@@ -13,6 +13,7 @@ from types import ModuleType
 
 from ..diagnostics import RuleMeta
 from . import ENGINE_RULES, families, schema_rules
+from .brokerprops import PROPERTIES_MARK
 
 _HEADER = """\
 # `arouter validate` rules
@@ -92,7 +93,8 @@ def _rule(meta: RuleMeta) -> str:
         lines += [meta.doc.strip(), ""]
     for label, fragment in (("FAIL", meta.fail), ("PASS", meta.ok)):
         if fragment.strip():
-            lines += [f"**{label}**", "```xml", fragment.strip("\n"), "```", ""]
+            language = "properties" if fragment.startswith(PROPERTIES_MARK) else "xml"
+            lines += [f"**{label}**", f"```{language}", fragment.strip("\n"), "```", ""]
     return "\n".join(lines)
 
 

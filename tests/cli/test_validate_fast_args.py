@@ -38,9 +38,13 @@ ACCEPTED = [
     ["--format", "nonsense"],  # typer accepts any text; run_validate rejects it
     ["-f", "=json"],
     ["-f=json"],
+    ["--properties", "a.properties,conf/", "--properties=b.json", "broker.xml"],
+    ["--cr", "cr.yaml", "--ordinal", "2"],
+    ["cr.yaml", "--ordinal=0"],
 ]
 
 DEFERRED = [
+    ["--ordinal", "two"],  # not a number: typer says so
     ["--help"],
     ["-h"],
     ["--list-rules"],

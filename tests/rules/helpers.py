@@ -24,8 +24,33 @@ def is_whole_file(fragment: str) -> bool:
     return fragment.lstrip("\ufeff").startswith("<?xml")
 
 
+PROPERTIES_MARK = "# broker.properties"
+JSON_MARK = "# broker.json"
+_XML_PROPERTY = re.compile(r"<!-- broker\.properties: (.*?) -->")
+
+
 def lint_fragment(tmp_path: Path, fragment: str, settings: LintSettings | None = None) -> list[Diagnostic]:
+    """A ``# broker.properties`` example is that file beside an empty broker.xml; a ``# broker.json``
+    one is the JSON form given with --properties; ``<!-- broker.properties: LINE -->`` comments in an
+    XML example are the lines of a broker.properties beside it."""
     path = tmp_path / "broker.xml"
+    if fragment.startswith(PROPERTIES_MARK):
+        (tmp_path / "broker.properties").write_text(fragment, encoding="utf-8")
+        fragment = ""
+    elif fragment.startswith(JSON_MARK):
+        from dataclasses import replace
+
+        from artemis_routing_cli.config.properties import PropertiesOptions
+
+        json_path = tmp_path / "broker.json"
+        json_path.write_text(fragment[len(JSON_MARK) + 1:], encoding="utf-8")
+        settings = replace(settings or LintSettings(), broker_properties=PropertiesOptions(paths=(str(json_path),)))
+        fragment = ""
+    else:
+        lines = _XML_PROPERTY.findall(fragment)
+        if lines:
+            (tmp_path / "broker.properties").write_text("\n".join([PROPERTIES_MARK, *lines]) + "\n",
+                                                        encoding="utf-8")
     if is_whole_file(fragment):  # written in the encoding it declares
         m = re.search(r'encoding="([^"]+)"', fragment)
         path.write_bytes(fragment.encode(m.group(1) if m else "utf-8"))

@@ -1,0 +1,165 @@
+"""Where broker properties come from, in the broker's order, read safely.
+
+``ConfigurationImpl.parseProperties`` (with ``Run`` and ``Configuration.resolvePropertiesSources``):
+the system property ``broker.properties`` if set, else ``artemis run --properties``, else
+``<instance>/etc/broker.properties`` if that file exists (``Run``: ``new File(getBrokerEtc(),
+"broker.properties")``; a stock instance keeps broker.xml in that same etc folder, so arouter looks
+beside broker.xml). The value is split on ``,``; an entry ending in ``/`` is a directory whose
+names matching ``.*\\.(json|properties)`` (or ``?filter=REGEX``) are applied in ``Arrays.sort``
+order, a missing directory being skipped; any other entry is a file, and a missing or unreadable
+file stops the broker. A ``.json`` file is the JSON form. Last come the JVM system properties
+named ``brokerconfig.*`` (``-D`` here), prefix removed.
+
+Hostile input: regular files only, at most :data:`MAX_FILE_BYTES` each and :data:`MAX_FILES` in all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...errors import ConfigError
+from ..positions import Pos
+from .apply import PropLine
+from .jsonform import load_json
+from .syntax import PropertiesSyntaxError, load_properties
+
+BROKER_PROPERTIES = "broker.properties"  # ActiveMQDefaultConfiguration.BROKER_PROPERTIES_SYSTEM_PROPERTY_NAME
+SYSTEM_PREFIX = "brokerconfig."  # ActiveMQDefaultConfiguration.getDefaultSystemPropertyPrefix()
+MAX_FILE_BYTES = 16 * 1024 * 1024  # far beyond any real properties file
+MAX_FILES = 10_000
+_DEFAULT_FILTER = r".*\.(json|properties)"
+
+
+@dataclass(slots=True)
+class Source:
+    """One properties source as the broker's status names it, and its lines."""
+
+    name: str  # the status key: the file's name, or "system-brokerconfig."
+    path: str  # what arouter shows in findings
+    lines: list[PropLine] = field(default_factory=list)
+    load_error: str | None = None
+    load_error_pos: Pos | None = None
+    file_checksum: int = 0  # Adler-32 of the file's bytes (the status' fileAlder32)
+    utf8_line: int | None = None  # first line with UTF-8 multi-byte text, which Properties.load reads as ISO-8859-1
+
+
+def checksum(lines: list[PropLine]) -> int:
+    """The status' ``alder32``: Adler-32 over ``key=value`` of every entry, in order, as UTF-8."""
+    value = 1
+    for line in lines:
+        value = zlib.adler32(line.key.encode("utf-8", "surrogatepass"), value)
+        value = zlib.adler32(b"=", value)
+        value = zlib.adler32(line.value.encode("utf-8", "surrogatepass"), value)
+    return value
+
+
+def read_file(path: Path, shown: str) -> Source:
+    """One file, as ``parseFileProperties``: a load error is recorded, never raised."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise ConfigError("properties file not found: the broker does not start", file=shown) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read properties file: {exc.strerror or exc}", file=shown) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError("is a directory: the broker reads a directory only when its name ends with '/'",
+                          file=shown, hint=f"write {shown.rstrip('/')}/")
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError("not a regular file", file=shown)
+    if st.st_size > MAX_FILE_BYTES:
+        raise ConfigError(f"properties file larger than {MAX_FILE_BYTES} bytes", file=shown)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read properties file: {exc.strerror or exc}", file=shown) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"properties file larger than {MAX_FILE_BYTES} bytes", file=shown)
+    return parse_bytes(data, shown, path.name)
+
+
+def parse_bytes(data: bytes, shown: str, name: str) -> Source:
+    source = Source(name, shown, file_checksum=zlib.adler32(data))
+    try:
+        if name.endswith(".json"):
+            text = data.decode("utf-8", "replace")  # new InputStreamReader(stream): UTF-8 on JDK 18+
+            entries = [(k, v, line) for k, v, line in load_json(text)]
+            source.lines = [PropLine(k, v, Pos(shown, line, 1), json=True) for k, v, line in entries]
+        else:
+            text = data.decode("iso-8859-1")  # Properties.load(InputStream)
+            source.utf8_line = _utf8_line(data)
+            source.lines = [PropLine(e.key, e.value, Pos(shown, e.line, 1)) for e in load_properties(text)]
+    except PropertiesSyntaxError as exc:
+        source.lines = []
+        source.load_error = exc.message
+        source.load_error_pos = Pos(shown, exc.line, exc.column)
+    return source
+
+
+def _utf8_line(data: bytes) -> int | None:
+    """The line of the first UTF-8 multi-byte sequence, when the bytes are valid UTF-8 but not ASCII."""
+    if data.isascii():
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # not UTF-8: probably meant as ISO-8859-1 indeed
+    first = next(i for i, b in enumerate(data) if b >= 0x80)
+    return data.count(b"\n", 0, first) + 1
+
+
+def _java_sorted(names: list[str]) -> list[str]:
+    """``Arrays.sort`` of Strings: by UTF-16 code units."""
+    return sorted(names, key=lambda n: n.encode("utf-16-be"))
+
+
+def read_list(spec: str, base: Path | None = None) -> list[Source]:
+    """Every source of one comma list, in order."""
+    out: list[Source] = []
+    for entry in spec.split(","):
+        pattern = _DEFAULT_FILTER
+        if "?" in entry:
+            entry, _, query = entry.partition("?")
+            for part in query.split("&"):
+                k, _, v = part.partition("=")
+                if k == "filter":
+                    pattern = v
+        if not entry:
+            continue
+        path = Path(entry) if base is None or os.path.isabs(entry) else base / entry
+        if entry.endswith("/"):
+            if not path.is_dir():
+                continue  # the broker skips a directory that does not exist
+            try:
+                matcher = re.compile(pattern)
+            except re.error:
+                raise ConfigError(f"?filter={pattern}: not a regular expression", file=entry) from None
+            names = _java_sorted([n for n in os.listdir(path) if matcher.fullmatch(n)])
+            if len(names) + len(out) > MAX_FILES:
+                raise ConfigError(f"more than {MAX_FILES} properties files", file=entry)
+            for n in names:
+                child = path / n
+                if child.is_file():
+                    out.append(read_file(child, os.path.join(entry, n)))
+            continue
+        out.append(read_file(path, entry))
+    return out
+
+
+def system_source(defines: Mapping[str, str]) -> Source | None:
+    """``-D brokerconfig.K=V``: the last source, prefix removed (the JVM's order is undefined; ours is
+    the order given)."""
+    lines = [PropLine(k[len(SYSTEM_PREFIX):], v, Pos(f"-D {k}", 1, 1)) for k, v in defines.items()
+             if k.startswith(SYSTEM_PREFIX)]
+    return Source("system-" + SYSTEM_PREFIX, "-D", lines) if lines else None
+
+
+def empty_broker_xml() -> str:
+    """The bundled empty broker.xml: the broker's defaults, for properties-only configurations."""
+    return str(Path(__file__).resolve().parent.parent.parent / "data" / "empty-broker.xml")

@@ -1,0 +1,116 @@
+"""Broker properties on the command line: --properties, --cr/--ordinal, -D brokerconfig., findings
+with the properties file's line, exit codes (real CLI in a subprocess)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.helpers import REPO, arouter
+
+SAMPLES = REPO / "samples" / "properties"
+
+
+def test_simulate_the_same_with_xml_properties_json_and_cr() -> None:
+    keys = ["-k", "CLIENT_ID=abc.def", "-k", "USER_NAME=bob", "-f", "json", "--seed", "3"]
+    runs = [
+        arouter("simulate", "-c", str(SAMPLES / "broker.xml"), *keys),
+        arouter("simulate", "--properties", str(SAMPLES / "routers.properties"), "-D", "STATEFUL_SET_ORDINAL=1",
+                *keys),
+        arouter("simulate", "--properties", str(SAMPLES / "routers.json"), "-D", "STATEFUL_SET_ORDINAL=1", *keys),
+        arouter("simulate", "--cr", str(SAMPLES / "cr.yaml"), "--ordinal", "1", *keys),
+    ]
+    for run in runs:
+        assert run.code == 0, run.err
+    assert len({run.out for run in runs}) == 1
+    assert "the view of broker 1" in runs[3].err
+
+
+def test_validate_a_cr_points_into_it(tmp_path: Path) -> None:
+    cr = tmp_path / "cr.yaml"
+    cr.write_text("kind: ActiveMQArtemis\nmetadata:\n  name: x\nspec:\n  brokerProperties:\n"
+                  "    - connectionRouters.r.keyType=CLIENT_ID\n"
+                  "    - connectionRouters.r.cacheConfiguration.timeout=5s\n")
+    run = arouter("validate", str(cr), "-f", "json")
+    assert run.code == 1, run.err
+    found = [(d["rule"], d["line"]) for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    assert ("AR712", 7) in found
+    messages = [d["message"] for f in json.loads(run.out)["files"] for d in f["diagnostics"] if d["rule"] == "AR712"]
+    assert messages[0].endswith("[spec.brokerProperties[1]]")
+
+
+def test_ordinal_needs_a_cr() -> None:
+    run = arouter("simulate", "--ordinal", "1", "-k", "CLIENT_ID=a")
+    assert run.code == 2 and "--ordinal needs --cr" in run.err
+    run = arouter("validate", "--ordinal", "1")
+    assert run.code == 2
+
+
+def test_missing_properties_file_is_one_line_exit_2(tmp_path: Path) -> None:
+    run = arouter("simulate", "--properties", str(tmp_path / "nope.properties"), "-k", "CLIENT_ID=a")
+    assert run.code == 2
+    *assumed, error = run.err.strip().splitlines()
+    assert "not found" in error and "nope.properties" in error and "Traceback" not in run.err
+    assert all(line.startswith("arouter: ") for line in assumed)
+
+
+def test_brokerconfig_define_is_the_last_source(tmp_path: Path) -> None:
+    props = tmp_path / "b.properties"
+    props.write_text("connectionRouters.r.keyType=CLIENT_ID\nconnectionRouters.r.keyFilter=^a\n")
+    run = arouter("simulate", "--properties", str(props), "-D", "brokerconfig.connectionRouters.r.keyFilter=^.{2}",
+                  "-k", "CLIENT_ID=abc", "-f", "json")
+    assert run.code == 0, run.err
+    assert [r["key"] for r in json.loads(run.out)["results"]] == ["ab"]
+
+
+def test_validate_properties_only_reports_the_properties_line(tmp_path: Path) -> None:
+    props = tmp_path / "b.properties"
+    props.write_text("# routers\nconnectionRouters.r.keyType=client_id\n")
+    run = arouter("validate", "--properties", str(props), cwd=tmp_path)
+    assert run.code == 1
+    assert f"{props}:2:1: error AR713" in run.out or "b.properties:2:1: error AR713" in run.out
+
+
+def test_explain_says_where_each_value_came_from() -> None:
+    run = arouter("simulate", "--cr", str(SAMPLES / "cr.yaml"), "--ordinal", "1", "-k", "USER_NAME=bob",
+                  "-r", "spread", "--explain")
+    assert run.code == 0, run.err
+    assert "cacheConfiguration.timeout from" in run.out and "cr.yaml:28" in run.out  # the broker-1 line wins
+    run = arouter("simulate", "-c", str(SAMPLES / "broker.xml"), "-k", "USER_NAME=bob", "-r", "spread", "--explain")
+    assert "defined at" in run.out and "broker.xml:22" in run.out
+
+
+def test_every_command_takes_the_properties_options() -> None:
+    for command in ("validate", "simulate", "probe", "serve", "analyze"):
+        run = arouter(command, "--help")
+        assert run.code == 0, run.err
+        for option in ("--properties", "--cr", "--ordinal"):
+            assert option in run.out, (command, option)
+
+
+def test_broker_status_format(tmp_path: Path) -> None:
+    import zlib
+
+    data = b"connectionRouters.r.keyType=client_id\n"
+    (tmp_path / "s.properties").write_bytes(data)
+    (tmp_path / "empty.properties").write_bytes(b"# nothing\n")
+    run = arouter("validate", "--properties", f"{tmp_path}/", "-f", "broker-status")
+    assert run.code == 1, run.err
+    (status,) = json.loads(run.out).values()
+    props = status["configuration"]["properties"]
+    assert props["empty.properties"] == {"alder32": "1", "fileAlder32": str(zlib.adler32(b"# nothing\n"))}
+    assert props["s.properties"]["fileAlder32"] == str(zlib.adler32(data))
+    assert props["s.properties"]["alder32"] == str(zlib.adler32(data.rstrip(b"\n")))
+    assert [e["value"] for e in props["s.properties"]["errors"]] == ["connectionRouters.r.keyType=client_id"]
+
+
+def test_validate_imports_yaml_only_for_a_cr() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom artemis_routing_cli.cli.entry import main\nsys.argv = ['arouter', 'validate', '-q', {}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint('yaml' in sys.modules)\n")
+    for path, expected in ((SAMPLES / "broker.xml", "False"), (SAMPLES / "cr.yaml", "True")):
+        out = subprocess.run([sys.executable, "-c", code.format(repr(str(path)))], capture_output=True, text=True,
+                             timeout=60, cwd=REPO)
+        assert out.stdout.strip().splitlines()[-1] == expected, out.stderr
