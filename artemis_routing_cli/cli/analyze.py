@@ -9,8 +9,8 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
+from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
-from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_broker, say, stderr_console, stdout_console
+from .common import load_broker, say, stderr_console, stdout_console
+from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
-from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_routable
+from .common import load_routable
 from .key_options import BROKER_VERSION_HELP
+from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig

@@ -7,8 +7,9 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from .common import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, load_routable
+from .common import load_routable
 from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
+from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 
 def register(app: typer.Typer) -> None:
