@@ -16,12 +16,15 @@ ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 
 # Lowest first; a module may import its own layer and the layers below it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("__init__", "errors", "javastr", "diagnostics", "outfile", "projectconfig")),  # __init__: the version
+    ("base", ("__init__", "errors", "javastr", "javacollections", "diagnostics", "safeio", "outfile",
+              "projectconfig")),  # __init__: the version
     ("config", ("config",)),
     ("routing", ("routing",)),
     ("messages", ("messages",)),
     ("rules", ("rules",)),
-    ("linting", ("linting",)),
+    ("linting", ("linting", "redact")),
+    ("verdict", ("verdict",)),  # the broker's deploy verdict, from linting's findings
+    ("diffing", ("diffing",)),  # arouter diff's pure core
     ("protocols", ("protocols",)),  # sans-IO codecs
     ("report", ("report",)),  # shells from here on
     ("probe", ("probe",)),

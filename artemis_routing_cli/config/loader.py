@@ -83,8 +83,8 @@ class LoadOptions:
 
     properties: Mapping[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
-    source: FileSource | None = None
     broker_properties: Any = None  # config.properties.PropertiesOptions: --properties, --cr, --ordinal
+    source: FileSource | None = None  # where files are read from (a git revision), else the file system
 
     def lookup(self) -> Lookup:
         env = os.environ if self.environ is None else self.environ
