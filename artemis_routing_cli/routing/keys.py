@@ -209,8 +209,9 @@ def connection_from_record(key_type: str, record: Mapping[str, str | Sequence[st
     return Connection(
         client_id=_text(fields.get("CLIENT_ID")),
         username=_text(fields.get("USER_NAME")),
-        sni_host=sni_from_host(host, sni_encoding) if host is not None else None,
-        sni_requested=host,
+        # an empty name is no SNI at all (a client cannot send an empty host_name)
+        sni_host=sni_from_host(host, sni_encoding) if host else None,
+        sni_requested=host or None,
         remote_address=_checked_source(sip) if isinstance(sip, str) and sip != "" else None,
         roles=role_list(fields.get("ROLE_NAME")),
     )

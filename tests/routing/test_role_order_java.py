@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.javacollections import broker_role_order, given_role_order, hashset_order, properties_order
-from artemis_routing_cli.serve.auth import parse_properties
+from artemis_routing_cli.serve.auth import parse_properties, user_roles
 
 from .java import role_order_oracle as oracle
 
@@ -101,6 +101,7 @@ def test_login_path_order_matches_the_jdk(classdir: Path) -> None:
         model = broker_role_order(parsed, me)
         if model.exact:
             assert list(model.roles) == got, (me, lines)
+            assert list(user_roles(parsed, me)) == got  # what serve --roles-file uses
             checked += 1
             differ += list(model.roles) != [r for r, _ in parsed if r in got]
     assert checked > 550 and differ > 200
