@@ -53,9 +53,16 @@ class Connection:
 
     def broker_roles(self) -> tuple[str, ...]:
         """The roles in the order KeyResolver walks ``getPrincipals(RolePrincipal.class)``."""
+        return self.broker_role_order()[0]
+
+    def broker_role_order(self) -> tuple[tuple[str, ...], bool]:
+        """:meth:`broker_roles` and whether that order is certain (False: 9 or more roles share one
+        hash bucket of a 64+ bucket table, which Java turns into a tree ordered, for principals, by
+        identity hash codes: the broker's own order then differs from run to run)."""
         if self.roles_in_broker_order or len(self.roles) < 2:
-            return self.roles
-        return given_role_order(self.roles).roles
+            return self.roles, True
+        order = given_role_order(self.roles)
+        return order.roles, order.exact
 
     def raw_value(self, key_type: str) -> str | None:
         if key_type == "CLIENT_ID":
@@ -262,7 +269,14 @@ def resolve_key(key_type: str, key_filter: str | None, conn: Connection, *, nati
     """
     pattern = key_filter_pattern(key_filter)
     if key_type == "ROLE_NAME":
-        return _role_key(pattern, conn.broker_roles())
+        roles, certain = conn.broker_role_order()
+        resolved = _role_key(pattern, roles)
+        if not certain:
+            resolved = ResolvedKey(resolved.raw, resolved.key, resolved.filtered,
+                                   "9 or more of these roles share one Java hash bucket, which the broker keeps as a "
+                                   "tree ordered by identity hash codes: its order (and so the first role) can differ "
+                                   "from run to run; this is one possible order. " + resolved.note)
+        return resolved
     said = ""
     if key_type == "SOURCE_IP":
         address = conn.remote_address
