@@ -56,8 +56,9 @@ ROUTERS = f"""
   </connection-router>
   <connection-router name="no-quorum"><key-type>USER_NAME</key-type><local-target-filter>FOO\\d+</local-target-filter>
     <policy name="FIRST_ELEMENT"/><pool><quorum-size>5</quorum-size>{STATIC}</pool></connection-router>
+  <!-- an SNI name from a raw client is its UTF-8 bytes read as Latin-1: an emoji is F0 9F 98/99 xx -->
   <connection-router name="emoji"><key-type>SNI_HOST</key-type>
-    <key-filter>[\\x{{1F600}}-\\x{{1F64F}}]+|\\p{{IsHan}}|(?i)i\\d</key-filter><local-target-filter>[0-3]</local-target-filter>
+    <key-filter>[\\x{{1F600}}-\\x{{1F64F}}]+|\\p{{IsHan}}|(?i)i\\d|\u00f0\\x{{9F}}[\\x{{98}}\\x{{99}}].</key-filter><local-target-filter>[0-3]</local-target-filter>
     <policy name="CONSISTENT_HASH_MODULO"><property key="MODULO" value="7"/></policy>
     <pool><local-target-enabled>true</local-target-enabled>{STATIC}</pool>
   </connection-router>
