@@ -32,8 +32,9 @@ from ..routing.batch import BatchInput, BatchResult, batch_router
 from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.targets import TargetState
-from .common import stderr_console, warn
+from .common import note, stderr_console, warn
 from .key_options import apply as apply_key_options
+from .key_options import assumed
 from .simulate_one import select_routers
 
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
@@ -230,7 +231,9 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     if fmt not in ("jsonl", "csv"):
         raise UsageError(f"--format {fmt!r}: batch output is jsonl or csv")
     routers = select_routers(cfg, state, router, seed)
-    apply_key_options(routers, *key_options)
+    said = assumed(routers, *apply_key_options(routers, *key_options))
+    if said and not management:
+        note(said)
     for r in routers:
         r.tracing = False
     loaded = load_keys(keys_file)
