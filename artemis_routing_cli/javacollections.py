@@ -7,8 +7,11 @@ of the user's roles, its ``HashSet<Principal>``, and the ``HashSet`` that
 Each iterates by bucket index; within a bucket the order depends on the order of the puts and, for
 the ``ConcurrentHashMap``, on its resizes (which reverse part of a bucket). Both are modelled here,
 including the resizes a long bucket forces in a small table. A bucket that would turn into a tree
-(9 or more keys in one bucket of a table of 64 or more: never with realistic role names) keeps its
-list order here and is reported through ``exact`` being False.
+(9 or more keys in one bucket of a table of 64 or more: never with realistic role names, only with
+crafted colliding ones such as 11 mixes of "Aa" and "BB") keeps its list order here and is reported
+through ``exact`` being False: for the two ``HashSet<Principal>`` the JDK then orders the bucket by
+``System.identityHashCode`` (principals are not Comparable, ``HashMap.tieBreakOrder``), so the
+broker's own order is not fixed either.
 """
 
 from __future__ import annotations

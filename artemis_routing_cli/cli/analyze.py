@@ -102,9 +102,13 @@ def analyze_command(
     cfg_path = cfg.path
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)
+    from .common import note
     from .key_options import apply as apply_key_options
+    from .key_options import assumed
 
-    apply_key_options(routers, sni_encoding, broker_version)
+    said = assumed(routers, *apply_key_options(routers, sni_encoding, broker_version))
+    if said:
+        note(said)
     err = stderr_console()
     inp = inspect(keys, keys_format, mapping)
     checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=router is not None,

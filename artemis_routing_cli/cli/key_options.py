@@ -45,3 +45,14 @@ def apply(routers: Iterable[Router], encoding: str | None, version: str | None) 
         r.sni_encoding = enc
         r.broker_version = ver
     return enc, ver
+
+
+def assumed(routers: Iterable[Router], encoding: str, version: tuple[int, int]) -> str | None:
+    """The line saying what was assumed, when some router's key depends on it (else None)."""
+    types = {r.key_type for r in routers}
+    parts = []
+    if "SOURCE_IP" in types:
+        parts.append(f"Artemis {'.'.join(map(str, version))} (--broker-version) for SOURCE_IP")
+    if "SNI_HOST" in types:
+        parts.append(f"SNI host names sent as a {encoding} client sends them (--sni-encoding)")
+    return "assuming " + " and ".join(parts) if parts else None

@@ -46,7 +46,8 @@ def simulate_command(
                                     help="Use the key as given, like the management getTarget(key)."),
     keys_file: Optional[str] = typer.Option(None, "--keys-file", metavar="FILE",
                                             help="Batch: one key per line (or .csv/.jsonl with a column per key "
-                                                 "type)."),
+                                                 "type; roles: a JSON array in .jsonl, one role per item, or a "
+                                                 "cell split at every comma)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Batch: write records to FILE."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="text or json; jsonl or csv for --keys-file."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",

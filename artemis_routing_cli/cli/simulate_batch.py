@@ -34,8 +34,9 @@ from ..routing.router import Router
 from ..routing.selection import select_routers
 from ..routing.targets import TargetState
 from ..safeio import MAX_KEYS_FILE_BYTES, JsonError, loads_json, read_regular
-from .common import stderr_console, warn
+from .common import note, stderr_console, warn
 from .key_options import apply as apply_key_options
+from .key_options import assumed
 
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
 # Show a progress bar for files at least this large (bytes) when stderr is a terminal.
@@ -230,7 +231,9 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     if fmt not in ("jsonl", "csv"):
         raise UsageError(f"--format {fmt!r}: batch output is jsonl or csv")
     routers = select_routers(cfg, state, router, seed)
-    apply_key_options(routers, *key_options)
+    said = assumed(routers, *apply_key_options(routers, *key_options))
+    if said and not management:
+        note(said)
     for r in routers:
         r.tracing = False
     loaded = load_keys(keys_file)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "SNI_HOST")
+# What toLowerCase(Locale.US) changes among the chars U+0000-U+00FF: A-Z and the Latin-1 capitals but x
+_LATIN1_UPPER = string.ascii_uppercase + "".join(chr(c) for c in range(0xC0, 0xDF) if c != 0xD7)
 KEY_TYPE_COLUMN = {v: k for k, v in RECORD_COLUMNS.items()}
 USE_ANOTHER_SLOT = -1
 UNAVAILABLE_SLOT = -2
@@ -55,8 +57,8 @@ def uncovered(router: Router, columns: Sequence[str]) -> str | None:
         return "its answers depend on the order of keys"
     if router.key_type not in PLAIN_KEY_TYPES:
         return f"{router.key_type} keys are resolved in Python"
-    if router.key_type == "SNI_HOST":
-        return "SNI host names are encoded as the client sends them (routing/sni.py) in Python"
+    if router.key_type == "SNI_HOST" and router.sni_encoding != "raw":
+        return "SNI host names are encoded as a Java client sends them (IDN) in Python"
     if "key" not in columns and "source_ip" in columns:
         return "source_ip values are parsed in Python"
     if router.key_filter is not None and not java_is_blank(router.key_filter):
@@ -138,8 +140,12 @@ class SqlRouting:
         else:
             column = KEY_TYPE_COLUMN[router.key_type]
             raw = F.col(column) if column in self.columns else F.lit(None).cast("string")
-        if router.key_type == "SNI_HOST":  # Netty lowercases the SNI name (ASCII only, as keys.sni_host_key)
-            raw = F.translate(raw, string.ascii_uppercase, string.ascii_lowercase)
+        if router.key_type == "SNI_HOST":
+            # a raw client's UTF-8 bytes, read by Netty one char per byte and lower-cased (Locale.US: the
+            # Latin-1 capitals too), as keys.sni_from_host / sni_host_key; an empty name is no SNI
+            latin1 = F.decode(F.encode(raw, "UTF-8"), "ISO-8859-1")
+            raw = F.when(raw == "", F.lit(None).cast("string")).otherwise(
+                F.translate(latin1, _LATIN1_UPPER, _LATIN1_UPPER.lower()))
         return raw
 
     def _internal_source(self, router: Router) -> str | None:

@@ -27,8 +27,6 @@ from .keys import (
     connection_from_record,
     key_filter_pattern,
     resolve_key,
-    sni_from_host,
-    sni_host_key,
 )
 from .policies import (
     ConsistentHashModuloPolicy,
@@ -219,12 +217,11 @@ def _resolve(router: Router, keys: BatchInput, management: bool) -> tuple[list[s
     internal = np.zeros(n, dtype=bool)
     if management:
         return [k if isinstance(k, str) else "" for k in keys], internal
-    plain = router.key_type in ("CLIENT_ID", "USER_NAME", "SNI_HOST")
+    # (an SNI_HOST host name goes through connection_from_record: encoded as the client sends it,
+    # an empty one is no SNI)
+    plain = router.key_type in ("CLIENT_ID", "USER_NAME")
     if plain and all(issubclass(t, str) for t in set(map(type, keys))):
         strings: list[str] = list(keys)  # type: ignore[arg-type]
-        if router.key_type == "SNI_HOST":  # the host name, as the client sends it and Netty reads it
-            seen = {k: sni_host_key(sni_from_host(k, router.sni_encoding)) for k in set(strings)}
-            strings = list(map(seen.__getitem__, strings))
         out = _filtered(router.key_filter, strings)
         if router.key_type == "CLIENT_ID" and _any_starts_with(strings, INTERNAL_CLIENT_ID_PREFIX):
             for i, k in enumerate(strings):

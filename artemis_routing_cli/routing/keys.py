@@ -54,9 +54,16 @@ class Connection:
 
     def broker_roles(self) -> tuple[str, ...]:
         """The roles in the order KeyResolver walks ``getPrincipals(RolePrincipal.class)``."""
+        return self.broker_role_order()[0]
+
+    def broker_role_order(self) -> tuple[tuple[str, ...], bool]:
+        """:meth:`broker_roles` and whether that order is certain (False: 9 or more roles share one
+        hash bucket of a 64+ bucket table, which Java turns into a tree ordered, for principals, by
+        identity hash codes: the broker's own order then differs from run to run)."""
         if self.roles_in_broker_order or len(self.roles) < 2:
-            return self.roles
-        return given_role_order(self.roles).roles
+            return self.roles, True
+        order = given_role_order(self.roles)
+        return order.roles, order.exact
 
     def raw_value(self, key_type: str) -> str | None:
         if key_type == "CLIENT_ID":
@@ -210,8 +217,9 @@ def connection_from_record(key_type: str, record: Mapping[str, str | Sequence[st
     return Connection(
         client_id=_text(fields.get("CLIENT_ID")),
         username=_text(fields.get("USER_NAME")),
-        sni_host=sni_from_host(host, sni_encoding) if host is not None else None,
-        sni_requested=host,
+        # an empty name is no SNI at all (a client cannot send an empty host_name)
+        sni_host=sni_from_host(host, sni_encoding) if host else None,
+        sni_requested=host or None,
         remote_address=_checked_source(sip) if isinstance(sip, str) and sip != "" else None,
         roles=role_list(fields.get("ROLE_NAME")),
     )
@@ -262,7 +270,14 @@ def resolve_key(key_type: str, key_filter: str | None, conn: Connection, *, nati
     """
     pattern = key_filter_pattern(key_filter)
     if key_type == "ROLE_NAME":
-        return _role_key(pattern, conn.broker_roles())
+        roles, certain = conn.broker_role_order()
+        resolved = _role_key(pattern, roles)
+        if not certain:
+            resolved = ResolvedKey(resolved.raw, resolved.key, resolved.filtered,
+                                   "9 or more of these roles share one Java hash bucket, which the broker keeps as a "
+                                   "tree ordered by identity hash codes: its order (and so the first role) can differ "
+                                   "from run to run; this is one possible order. " + resolved.note)
+        return resolved
     said = ""
     if key_type == "SOURCE_IP":
         address = conn.remote_address

@@ -58,7 +58,9 @@ def make_router(*, key_type: str = "CLIENT_ID", key_filter: str | None = None, l
         body += f"<pool>{local}<static-connectors>{refs}</static-connectors></pool>"
     cfg = load_text(broker_xml(CONNECTORS + '<connection-routers><connection-router name="r">' + body
                                + "</connection-router></connection-routers>"))
-    return Router.from_config(cfg, cfg.connection_routers[0], state, seed=seed)
+    router = Router.from_config(cfg, cfg.connection_routers[0], state, seed=seed)
+    router.sni_encoding = "raw"  # the keys here are any text: SNI names as a raw-bytes client sends them
+    return router
 
 
 def scalar(router: Router, keys: list, management: bool = False) -> list[tuple]:
@@ -67,7 +69,8 @@ def scalar(router: Router, keys: list, management: bool = False) -> list[tuple]:
         if management:
             res = router.route_key(k)
         else:
-            conn = k if isinstance(k, Connection) else connection_from_record(router.key_type, {"key": k})
+            conn = k if isinstance(k, Connection) else connection_from_record(router.key_type, {"key": k},
+                                                                                 router.sni_encoding)
             res = router.route(conn)
         t = res.target
         out.append((res.key, res.key_value, res.status, res.target_label, t.node_id if t else None, res.local))

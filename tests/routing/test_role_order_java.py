@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.javacollections import broker_role_order, given_role_order, hashset_order, properties_order
-from artemis_routing_cli.serve.auth import parse_properties
+from artemis_routing_cli.serve.auth import parse_properties, user_roles
 
 from .java import role_order_oracle as oracle
 
@@ -101,6 +101,7 @@ def test_login_path_order_matches_the_jdk(classdir: Path) -> None:
         model = broker_role_order(parsed, me)
         if model.exact:
             assert list(model.roles) == got, (me, lines)
+            assert list(user_roles(parsed, me)) == got  # what serve --roles-file uses
             checked += 1
             differ += list(model.roles) != [r for r, _ in parsed if r in got]
     assert checked > 550 and differ > 200
@@ -114,3 +115,17 @@ def test_given_roles_are_ordered_as_the_broker_would(classdir: Path) -> None:
                                  for s in sets])
     for s, got in zip(sets, java, strict=True):
         assert list(given_role_order(s).roles) == got
+
+
+def test_a_tree_bucket_has_no_fixed_order_and_arouter_says_so(classdir: Path) -> None:
+    """11+ roles whose names all hash alike ("Aa"/"BB" mixes) make a tree bucket in the principal sets,
+    which the JDK orders by identity hash codes: 50 logins give several orders. Fewer stay fixed."""
+    collide = ["".join(("Aa", "BB")[(i >> b) & 1] for b in range(4)) for i in range(16)]
+    many, few = collide[:12], collide[:8]
+    runs = oracle.run(classdir, [f"logins {oracle.token('u')} {roles_file([(r, 'u') for r in s]).hex()}"
+                                 for s in (many, few)])
+    assert int(runs[0][0]) > 1 and int(runs[1][0]) == 1
+    assert given_role_order(many).exact is False and given_role_order(few).exact is True
+    from artemis_routing_cli.routing.keys import Connection, resolve_key
+
+    assert "identity hash codes" in resolve_key("ROLE_NAME", None, Connection(roles=tuple(many))).note

@@ -19,6 +19,7 @@ import javax.security.auth.Subject;
  *   props HEX            -> Properties.load of those bytes, entrySet() keys
  *   login USER HEX       -> the roles file HEX through the broker's login path (re-written here:
  *                           inverted map, login module commit, Subject, getPrincipals(class))
+ *   logins USER HEX      -> how many different orders 50 runs of that login path give
  */
 public class RoleOrderOracle {
     static final class Role implements Principal {
@@ -75,24 +76,13 @@ public class RoleOrderOracle {
                 for (Map.Entry<Object, Object> e : load(parts.length > 1 ? parts[1] : "").entrySet()) {
                     out.add((String) e.getKey());
                 }
+            } else if (parts[0].equals("logins")) {
+                // the login path 50 times over (new principal objects each time): how many orders came out
+                Set<List<String>> seen = new HashSet<>();
+                for (int i = 0; i < 50; i++) seen.add(login(decode(parts[1]), parts.length > 2 ? parts[2] : ""));
+                out.add(String.valueOf(seen.size()));
             } else if (parts[0].equals("login")) {
-                String user = decode(parts[1]);
-                Properties props = load(parts.length > 2 ? parts[2] : "");
-                Map<String, Set<String>> inverted = new HashMap<>(props.size());
-                for (Map.Entry<Object, Object> e : props.entrySet()) {
-                    for (String u : ((String) e.getValue()).split(",")) {
-                        inverted.computeIfAbsent(u, k -> new HashSet<>()).add((String) e.getKey());
-                    }
-                }
-                Set<Principal> principals = new HashSet<>();
-                principals.add(new User(user));
-                Set<String> mine = inverted.get(user);
-                if (mine != null) {
-                    for (String r : mine) principals.add(new Role(r));
-                }
-                Subject subject = new Subject();
-                subject.getPrincipals().addAll(principals);
-                for (Role r : subject.getPrincipals(Role.class)) out.add(r.getName());
+                out.addAll(login(decode(parts[1]), parts.length > 2 ? parts[2] : ""));
             }
             StringBuilder s = new StringBuilder();
             for (String o : out) {
@@ -101,5 +91,26 @@ public class RoleOrderOracle {
             }
             System.out.println(s);
         }
+    }
+
+    static List<String> login(String user, String hex) throws Exception {
+        List<String> out = new ArrayList<>();
+        Properties props = load(hex);
+        Map<String, Set<String>> inverted = new HashMap<>(props.size());
+        for (Map.Entry<Object, Object> e : props.entrySet()) {
+            for (String u : ((String) e.getValue()).split(",")) {
+                inverted.computeIfAbsent(u, k -> new HashSet<>()).add((String) e.getKey());
+            }
+        }
+        Set<Principal> principals = new HashSet<>();
+        principals.add(new User(user));
+        Set<String> mine = inverted.get(user);
+        if (mine != null) {
+            for (String r : mine) principals.add(new Role(r));
+        }
+        Subject subject = new Subject();
+        subject.getPrincipals().addAll(principals);
+        for (Role r : subject.getPrincipals(Role.class)) out.add(r.getName());
+        return out;
     }
 }
