@@ -194,7 +194,26 @@ def parse_text(text: str, display: str) -> etree._ElementTree:
         line, col = exc.position if exc.position else (exc.lineno or 1, 1)
         msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200]
         raise ConfigError(f"malformed XML: {msg}", file=display, line=line or 1, column=max(col, 1)) from None
+    if "<!DOCTYPE" in text:
+        # With a DOCTYPE naming an external DTD, libxml2 accepts an undeclared &name; as an entity
+        # reference node (the DTD is never read); the broker could not resolve it either.
+        for ref in tree.getroot().iter(etree.Entity):
+            line = ref.sourceline or 1
+            raise ConfigError(f"reference to the entity {ref.text} which is not declared (arouter never reads "
+                              "an external DTD, and a broker.xml needs none)", file=display, line=line,
+                              column=_column_in_line(text, line, ref.text or "&"))
     return tree
+
+
+def _column_in_line(text: str, line: int, needle: str) -> int:
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return 1
+    end = text.find("\n", start)
+    found = text.find(needle, start, end if end >= 0 else len(text))
+    return found - start + 1 if found >= 0 else 1
 
 
 def _positions_of(text: str, offsets: list[int]) -> list[tuple[int, int]]:

@@ -183,3 +183,16 @@ def test_settings_files_that_are_not_toml_are_one_located_line(tmp_path: Path, c
     run = capped("validate", "--settings", str(settings), str(tmp_path / "broker.xml"), cwd=tmp_path)
     assert_clean(run, 2)
     assert LOCATED.match(run.err), run.err
+
+
+@pytest.mark.parametrize("doctype", ['<!DOCTYPE configuration SYSTEM "nosuch.dtd">',
+                                     '<!DOCTYPE configuration PUBLIC "-//x//y" "http://example.invalid/x.dtd">'])
+def test_undeclared_entity_with_an_external_dtd_is_one_located_error(tmp_path: Path, doctype: str) -> None:
+    path = tmp_path / "broker.xml"
+    text = sample_with('encoding="UTF-8"?>', f'encoding="UTF-8"?>{doctype}')
+    text = text.replace("<acceptors>", "<acceptors>&undefined;", 1)
+    path.write_text(text)
+    run = validate(path)
+    assert_clean(run, 2)
+    line = 1 + text[:text.index("&undefined;")].count("\n")
+    assert f"broker.xml:{line}:" in run.out and "&undefined;" in run.out
