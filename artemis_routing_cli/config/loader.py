@@ -382,10 +382,14 @@ def _substitute_nodes(
     """The broker's second pass: ``${}`` in every attribute and text node after XInclude."""
     if b"${" not in etree.tostring(root):
         return  # one C-level look at the whole tree (attributes, text, comments): nothing to replace
+    # Attributes holding "${", found by one XPath: walking every attribute list from Python is
+    # quadratic in the length of a list (an element with 50,000 attributes took a minute).
+    pending: dict[etree._Element, list[tuple[str, str]]] = {}
+    for found in root.xpath("//@*[contains(., '${')]"):
+        pending.setdefault(found.getparent(), []).append((found.attrname, str(found)))
     for el in root.iter():
         pos = None
-        attributes = el.attrib.items() if isinstance(el.tag, str) else []
-        for name, value in attributes:
+        for name, value in pending.get(el, ()):
             if "${" in value:
                 pos = pos or locator.locate(el)
                 new, reps = substitute(value, lookup, file=pos.file)

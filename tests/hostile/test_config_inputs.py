@@ -196,3 +196,13 @@ def test_undeclared_entity_with_an_external_dtd_is_one_located_error(tmp_path: P
     assert_clean(run, 2)
     line = 1 + text[:text.index("&undefined;")].count("\n")
     assert f"broker.xml:{line}:" in run.out and "&undefined;" in run.out
+
+
+def test_tens_of_thousands_of_attributes_with_a_token_end_within_the_cap(tmp_path: Path) -> None:
+    """Found by the corpus fuzzer (seed 1000175): the second substitution pass walked each attribute list."""
+    attrs = " ".join(f'a{i}="x"' for i in range(50_000))
+    path = tmp_path / "broker.xml"
+    path.write_text(sample_with('<connector name="broker1"', f'<connector {attrs} b="${{x:1}}" name="broker1"'))
+    run = validate(path, "-q")
+    assert_clean(run, 1)
+    assert "more schema problems" in run.out or "not checked" in run.out
