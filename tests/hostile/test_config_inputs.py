@@ -206,3 +206,12 @@ def test_tens_of_thousands_of_attributes_with_a_token_end_within_the_cap(tmp_pat
     run = validate(path, "-q")
     assert_clean(run, 1)
     assert "more schema problems" in run.out or "not checked" in run.out
+
+
+def test_filter_literals_of_thousands_of_digits_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_text(sample_with("<filter string=\"office='New York'\"",
+                                f'<filter string="a = {"9" * 5000} OR b &lt; {"1" * 4299} OR c = {"7" * 20}L"'))
+    assert_clean(validate(path), 0, 1)
+    run = capped("simulate", "-c", str(path), "-a", "q", "-p", "a=1")
+    assert_clean(run, 0)
