@@ -315,7 +315,7 @@ def _expand_includes(
             data = read_regular(str(target), limit=MAX_INCLUDED_BYTES - budget[0], what="file")
         except ArouterError as exc:
             fallback = inc.find(XI_FALLBACK)
-            if fallback is not None and exc.message.startswith(("file not found", "cannot read")):
+            if fallback is not None and exc.message.startswith(("file not found", "cannot read", "file is a directory")):
                 _replace_with(inc, list(fallback), fallback.text)
                 continue
             reason = "not found" if exc.message == "file not found" else exc.message.removeprefix("file ")
