@@ -315,7 +315,8 @@ def _expand_includes(
             data = read_regular(str(target), limit=MAX_INCLUDED_BYTES - budget[0], what="file")
         except ArouterError as exc:
             fallback = inc.find(XI_FALLBACK)
-            if fallback is not None and exc.message.startswith(("file not found", "cannot read", "file is a directory")):
+            unreadable = exc.message.startswith(("file not found", "cannot read", "file is a directory"))
+            if fallback is not None and unreadable:
                 _replace_with(inc, list(fallback), fallback.text)
                 continue
             reason = "not found" if exc.message == "file not found" else exc.message.removeprefix("file ")
