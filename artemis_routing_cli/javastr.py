@@ -17,18 +17,18 @@ LONG_MAX = 2**63 - 1
 _BOUNDED_DIGITS = 40
 
 
-def bounded_int(text: str) -> int:
-    """``int(text)`` for a decimal integer (optional sign), but a number of more than 40 digits
-    (out of every Java range anyway) comes back as ±10**40: Python refuses to convert more than
-    4,300 digits, and converting many is slow. Raises ValueError where ``int`` does."""
+def bounded_int(text: str, limit: int = _BOUNDED_DIGITS) -> int:
+    """``int(text)`` for a decimal integer (optional sign), but a number of more than ``limit`` digits
+    (40: out of every Java integer range anyway) comes back as ±10**limit: Python refuses to convert
+    more than 4,300 digits, and converting many is slow. Raises ValueError where ``int`` does."""
     body = text.strip()
     sign = -1 if body[:1] == "-" else 1
     digits = body[1:] if body[:1] in "+-" else body
     digits = digits.lstrip("0") or "0"
-    if len(digits) > _BOUNDED_DIGITS:
+    if len(digits) > limit:
         if not digits.isdigit():
             raise ValueError(f"invalid literal for int(): {text[:40]!r}")
-        return sign * 10**_BOUNDED_DIGITS
+        return sign * 10**limit
     return int(text)
 
 

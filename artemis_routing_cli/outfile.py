@@ -4,6 +4,10 @@ Reports, batch records and targets files are written to a temporary file of a un
 the destination, then renamed over it: a reader (or a CI step) never sees half a file, an earlier
 file survives a failed run, and two runs writing the same path do not mix their lines. A path that
 cannot be written is a one-line usage error (exit 2) naming it, not a traceback.
+
+A run killed outright (``kill -9``) cannot remove its temporary file; the name says whose it was
+(``.OUT.arouter-PID-RANDOM.tmp``), and the next run writing beside ``OUT`` removes those whose
+process is gone.
 """
 
 from __future__ import annotations
@@ -28,6 +32,36 @@ def _mode_for(dest: Path) -> int:
         return 0o666 & ~mask
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: someone else's process
+        return True
+    return True
+
+
+def _clean_leftovers(dest: Path) -> None:
+    """Remove temporary files of earlier runs writing ``dest`` whose process no longer exists."""
+    prefix = f".{dest.name}.arouter-"
+    try:
+        names = [n for n in os.listdir(dest.parent if str(dest.parent) else ".") if n.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        pid_text = name[len(prefix):].split("-", 1)[0]
+        if not name.endswith(".tmp") or not pid_text.isdigit() or len(pid_text) > 10:
+            continue
+        pid = int(pid_text)
+        if pid == os.getpid() or _alive(pid):
+            continue
+        try:
+            os.unlink(dest.parent / name)
+        except OSError:
+            pass
+
+
 @contextmanager
 def atomic_text(path: str, *, what: str = "output", newline: str | None = None) -> Iterator[TextIO]:
     """A text file (UTF-8) that replaces ``path`` when the ``with`` block ends without an error."""
@@ -35,7 +69,9 @@ def atomic_text(path: str, *, what: str = "output", newline: str | None = None) 
     if dest.is_dir():
         raise UsageError(f"cannot write the {what}: it is a directory", file=path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=str(dest.parent))
+        _clean_leftovers(dest)
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.arouter-{os.getpid()}-", suffix=".tmp",
+                                   dir=str(dest.parent))
     except OSError as exc:
         raise UsageError(f"cannot write the {what}: {exc.strerror or exc}", file=path) from None
     done = False

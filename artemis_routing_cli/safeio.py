@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from typing import Any
 
@@ -79,6 +80,9 @@ class JsonError(ValueError):
         self.column = column
 
 
+_LONG_NUMBER = re.compile(rf"-?\d{{{MAX_INT_DIGITS + 1},}}")
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -133,4 +137,12 @@ def loads_json(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonError(exc.msg, exc.lineno, exc.colno) from None
     except (ValueError, RecursionError) as exc:
-        raise JsonError(str(exc) or "not valid JSON", 1, 1) from None
+        message = str(exc) or "not valid JSON"
+        at = _LONG_NUMBER.search(text) if "digits" in message else None
+        if at is None:
+            words = {"NaN", "Infinity", "-Infinity"} & set(message.split())
+            at = re.search(re.escape(words.pop()), text) if words else None
+        if at is None:
+            raise JsonError(message, 1, 1) from None
+        line = text.count("\n", 0, at.start()) + 1
+        raise JsonError(message, line, at.start() - (text.rfind("\n", 0, at.start()) + 1) + 1) from None

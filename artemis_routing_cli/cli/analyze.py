@@ -120,8 +120,8 @@ def analyze_command(
     say(err, f"arouter: keys: {inp.assumed}")
     if inp.mapping:
         say(err, "arouter: key columns: " + ", ".join(f"{k.upper()}={v}" for k, v in inp.mapping.items()))
-    for note in checked.notes:
-        warn(err, note)
+    for line in checked.notes:
+        warn(err, line)
     for r in routers:
         for w in r.warnings:
             warn(err, f"{r.name}: {w}")

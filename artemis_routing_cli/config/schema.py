@@ -15,6 +15,7 @@ whole ``<core>``, are checked by :mod:`schema_ids`. Messages come from :mod:`sch
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -330,11 +331,18 @@ def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
     return sorted(set(diagnostics), key=lambda d: (*d.sort_key(), d.message))
 
 
+# Schema findings listed for one element (a hostile one can have 100,000 unknown attributes);
+# the rest are counted in one more finding.
+MAX_FINDINGS_PER_ELEMENT = 50
+MAX_ERRORS_PER_SECTION = 2_000
+
+
 def _check_section(section: etree._Element, locate: Callable[[etree._Element], Pos],
                    file_of: Callable[[etree._Element], str]) -> list[Diagnostic]:
     schema = compiled_schema()
     may_include = _may_include(file_of)
-    if not may_include and schema.validate(section):
+    crowded = [el for el in section.iter(etree.Element) if len(el.attrib) > MAX_FINDINGS_PER_ELEMENT]
+    if not may_include and not crowded and schema.validate(section):
         # lxml validates an element as the root of a temporary document that shares its subtree,
         # which is what validating a copy does; the copy (which explanations need) only on failure.
         return []
@@ -344,21 +352,42 @@ def _check_section(section: etree._Element, locate: Callable[[etree._Element], P
     if may_include:
         copies = list(clone.iter())
         added_base = _mark_include_roots(section, copies, file_of)
-    if schema.validate(clone):
-        return []
     copies = copies or list(clone.iter())
     originals = dict(zip(copies, section.iter(), strict=True))
+    out: list[Diagnostic] = []
+    if crowded:
+        # libxml2 works out a path for every error: 100,000 attributes of one element among many
+        # siblings would take minutes. No element of the broker's schema takes that many.
+        for el in copies:
+            if isinstance(el.tag, str) and len(el.attrib) > MAX_FINDINGS_PER_ELEMENT:
+                extra = list(el.attrib)[MAX_FINDINGS_PER_ELEMENT:]
+                for name in extra:
+                    del el.attrib[name]
+                out.append(_diagnostic("AR104", originals[el], f"<{etree.QName(el).localname}> has "
+                                       f"{len(extra) + MAX_FINDINGS_PER_ELEMENT:,} attributes; those after the "
+                                       f"first {MAX_FINDINGS_PER_ELEMENT} are not checked", None, locate,
+                                       etree.QName(section).localname))
+    if schema.validate(clone):
+        return out
     tree = clone.getroottree()
     from .schema_messages import Translator  # only needed to explain an error
 
     translator = Translator(_models())
     seen_values: set[tuple[int, str]] = set()
-    out: list[Diagnostic] = []
-    for entry in schema.error_log:
-        target = _element_of(entry, tree, copies)
+    index = {el: i for i, el in enumerate(copies)}
+    per_element: dict[etree._Element, int] = {}
+    rule_of: dict[etree._Element, str] = {}
+    log = schema.error_log
+    by_path: dict[str, etree._Element] = {}
+    for entry in itertools.islice(log, MAX_ERRORS_PER_SECTION):
+        target = _element_of(entry, tree, copies, by_path)
+        shown = per_element[target] = per_element.get(target, 0) + 1
+        if shown > MAX_FINDINGS_PER_ELEMENT:
+            continue  # counted, summed up below
         finding: Finding = translator.explain(entry, target)
+        rule_of[target] = finding.rule
         if finding.attribute is not None:
-            key = (copies.index(finding.element), finding.attribute)
+            key = (index.get(finding.element, -1), finding.attribute)
             if key in seen_values:
                 continue
             seen_values.add(key)
@@ -370,6 +399,19 @@ def _check_section(section: etree._Element, locate: Callable[[etree._Element], P
                        f"xml:base to it, and its schema does not allow xml:base on <{name}>")
             hint = "include the whole enclosing section instead"
         out.append(_diagnostic(finding.rule, original, message, hint, locate, etree.QName(section).localname))
+    for target, count in per_element.items():
+        if count > MAX_FINDINGS_PER_ELEMENT:
+            name = etree.QName(target).localname if isinstance(target.tag, str) else "comment"
+            out.append(_diagnostic(rule_of.get(target, "AR103"),
+                                   originals.get(target, section),
+                                   f"<{name}> has {count - MAX_FINDINGS_PER_ELEMENT:,} more schema problems "
+                                   f"than the {MAX_FINDINGS_PER_ELEMENT} listed", None, locate,
+                                   etree.QName(section).localname))
+    if len(log) > MAX_ERRORS_PER_SECTION:
+        out.append(_diagnostic(out[-1].rule if out else "AR103", section,
+                               f"<{etree.QName(section).localname}> has {len(log) - MAX_ERRORS_PER_SECTION:,} more "
+                               f"schema problems than the {MAX_ERRORS_PER_SECTION:,} looked at", None, locate,
+                               etree.QName(section).localname))
     return out
 
 
@@ -395,15 +437,20 @@ def _mark_include_roots(
     return added
 
 
-def _element_of(entry: Any, tree: etree._ElementTree, copies: list[etree._Element]) -> etree._Element:
-    """The element of the copy that a libxml2 log entry is about."""
+def _element_of(entry: Any, tree: etree._ElementTree, copies: list[etree._Element],
+                by_path: dict[str, etree._Element] | None = None) -> etree._Element:
+    """The element of the copy that a libxml2 log entry is about (``by_path`` remembers each path's)."""
     path = getattr(entry, "path", None)
+    if path and by_path is not None and path in by_path:
+        return by_path[path]
     if path:
         try:
             found = tree.xpath(path)
         except etree.XPathError:
             found = []
         if found and isinstance(found[0], etree._Element):
+            if by_path is not None:
+                by_path[path] = found[0]
             return found[0]
     for el in copies:  # fall back to the first element on the reported line
         if isinstance(el.tag, str) and el.sourceline == entry.line:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..config.model import BrokerConfig
 from ..config.nodes import first_descendant, java_bool, text_content
 from ..errors import UsageError
 from ..javacollections import broker_role_order
+from ..safeio import MAX_SMALL_FILE_BYTES, read_regular
 
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 
@@ -104,12 +104,7 @@ def parse_properties(text: str) -> list[tuple[str, str]]:
 
 
 def read_properties(path: str, option: str) -> list[tuple[str, str]]:
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{option}: file not found", file=path) from None
-    except OSError as exc:
-        raise UsageError(f"{option}: cannot read the file ({exc.strerror or exc})", file=path) from None
+    data = read_regular(path, limit=MAX_SMALL_FILE_BYTES, what=f"{option}: file")
     try:
         return parse_properties(data.decode("iso-8859-1"))
     except ValueError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ssl
 
 from ..errors import UsageError
+from ..safeio import MAX_SMALL_FILE_BYTES, read_regular
 
 _SNI_ATTRIBUTE = "arouter_sni_host"
 
@@ -18,6 +19,9 @@ def _remember_sni(ssl_object: ssl.SSLObject | ssl.SSLSocket, server_name: str | 
 def server_context(cert_file: str | None, key_file: str | None) -> ssl.SSLContext:
     if not cert_file:
         raise UsageError("TLS listeners need --tls-cert (PEM certificate chain) and --tls-key (PEM private key)")
+    for option, path in (("--tls-cert", cert_file), ("--tls-key", key_file)):
+        if path:  # regular and bounded, checked before OpenSSL opens it (a FIFO would block it)
+            read_regular(path, limit=MAX_SMALL_FILE_BYTES, what=f"{option}: file")
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     try:
         ctx.load_cert_chain(cert_file, key_file)

@@ -295,7 +295,9 @@ class Parser:
         if tok.kind == FLOAT:
             return float(text)
         if tok.kind == DECIMAL:
-            return _narrow(bounded_int(text.rstrip("lL")))
+            # A literal beyond a long is a BigDecimal, exact up to 4,299 digits (Python's limit); a longer one is
+            # taken as 10**4299 (still above every double and long it can be compared with).
+            return _narrow(bounded_int(text.rstrip("lL"), 4299))
         value = int(text[2:], 16) if tok.kind == HEX else int(text, 8)
         if value > LONG_MAX:
             raise self.fail(f"number {text} does not fit in a long", tok)

@@ -1,0 +1,50 @@
+"""Values from the environment, properties and included files stay out of findings; passwords always do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import XI, assert_clean, capped, sample_with
+
+SECRET = "hunter2-planted-secret"
+
+
+def _broker(tmp_path: Path, value: str) -> Path:
+    path = tmp_path / "broker.xml"
+    path.write_text(sample_with("<broadcast-period>2000<", f"<broadcast-period>{value}<"))
+    return path
+
+
+def test_environment_value_is_not_quoted_unless_asked(tmp_path: Path) -> None:
+    path = _broker(tmp_path, "${DB_SECRET}")
+    run = capped("validate", "--no-settings", str(path), env={"DB_SECRET": SECRET})
+    assert_clean(run, 1)
+    assert SECRET not in run.out + run.err and "${DB_SECRET}" in run.out and "AR103" in run.out
+    shown = capped("validate", "--no-settings", "--show-values", str(path), env={"DB_SECRET": SECRET})
+    assert SECRET in shown.out
+
+
+def test_property_value_is_not_quoted(tmp_path: Path) -> None:
+    path = _broker(tmp_path, "${p}")
+    run = capped("validate", "--no-settings", "-D", f"p={SECRET}", "-f", "json", str(path))
+    assert_clean(run, 1)
+    assert SECRET not in run.out + run.err
+
+
+def test_included_file_content_is_not_quoted(tmp_path: Path) -> None:
+    (tmp_path / "passwd").write_text(f"root:x:0:0:{SECRET}:/root:/bin/bash\ndaemon:x:1:1::/:/bin/false\n")
+    path = _broker(tmp_path, f'<xi:include {XI} href="passwd" parse="text"/>')
+    for fmt in ("text", "json", "sarif", "github", "junit"):
+        run = capped("validate", "--no-settings", "-f", fmt, str(path), cwd=tmp_path)
+        assert_clean(run, 1)
+        assert SECRET not in run.out + run.err and "root:x" not in run.out + run.err
+
+
+def test_passwords_are_never_quoted_even_with_show_values(tmp_path: Path) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_text(sample_with("<cluster-password>ENC(3bdfd94fe8cdf710e7fefa72f809ea90)</cluster-password>",
+                                f"<cluster-password>{SECRET}</cluster-password>")
+                    .replace("<broadcast-period>2000<", f"<broadcast-period>{SECRET}<"))
+    run = capped("validate", "--no-settings", "--show-values", str(path))
+    assert_clean(run, 1)
+    assert SECRET not in run.out and "hidden" in run.out
