@@ -148,3 +148,13 @@ def import_peer(module: str, what: str) -> Any:
         if in_ci():
             pytest.fail(f"{what} is missing in CI (pip install -e '.[test]')", pytrace=False)
         pytest.skip(f"{what} is not installed", allow_module_level=True)
+
+
+# -- Chromium (Debian package chromium): the pages people read, rendered as a browser does ------------------
+
+def chromium() -> str:
+    """The headless browser's path (skip, or fail in CI, when it is missing)."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    need(found is not None, "chromium (apt-get install chromium)")
+    assert found is not None
+    return found
