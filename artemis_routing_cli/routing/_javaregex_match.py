@@ -601,9 +601,7 @@ def _count_forward(s: list[int], index: int, count: int) -> int:
 
 
 def _count_chars(s: list[int], index: int, length: int) -> int:
-    if length == 1 and index >= len(s):
-        raise JavaThrows("StringIndexOutOfBoundsException in BehindS")
-    if length == 1 and not _is_high(s[index]):
+    if length == 1 and 0 <= index < len(s) and not _is_high(s[index]):
         return 1
     if length >= 0:
         return _count_forward(s, index, length)

@@ -451,6 +451,10 @@ class Parser:
             text = text.replace(placeholder, f"(?:\\{number})" if number <= total else _NEVER)
             if number > total:
                 self.note(f"back-reference \\{number} names a group that does not exist, so it never matches")
+        if self.refs:
+            # Java keeps a group's capture when a look-around or an atomic group around it fails or is
+            # left, where the regex package restores it: a back-reference can see the difference.
+            self.engine_only = True
         minlen = _check(node.study).minlen
         program = m.Program(node.ast, total, self.has_supp, minlen)
         return Result(python=text, notes=self.notes, group_count=total, needs_ascii=self.needs_ascii,
