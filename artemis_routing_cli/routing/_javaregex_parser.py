@@ -710,7 +710,10 @@ class Parser:
             return Node("", kind="slice")
         sets = [cs.slice_char(c, ci, uc) for c in chars]
         parts = [one.to_regex() for one in sets]
-        return Node("".join(parts), _study_add(len(chars)), kind="slice", ast=m.Slice(sets, self.has_supp))
+        # Pattern.atom's own hasSupplementary (a local): SliceS reads code points when the run holds a
+        # supplementary or surrogate character, Slice compares UTF-16 units.
+        supp = any(c >= 0x10000 or 0xD800 <= c <= 0xDFFF for c in chars)
+        return Node("".join(parts), _study_add(len(chars)), kind="slice", ast=m.Slice(sets, supp))
 
     # --- escapes -----------------------------------------------------------------------------------------
     def property_escape(self, letter: int) -> CharSet:

@@ -88,11 +88,21 @@ class JavaPattern:
     _compiled: regex.Pattern[str] | None = field(default=None, repr=False, compare=False)
 
     def _regex(self) -> regex.Pattern[str]:
+        """The translation, compiled on first use (a pattern answered only by the matcher, or only on
+        texts with surrogates, never pays for compiling its large Unicode classes)."""
         if self._compiled is not None:
             return self._compiled
         import regex
 
-        return regex.compile(self.python, self.flags)
+        try:
+            compiled = regex.compile(self.python, self.flags)
+        except (regex.error, RecursionError, OverflowError) as exc:  # pragma: no cover - a translator bug
+            raise JavaRegexError(
+                f"Java regex {self.source!r} could not be translated for Python: {exc}",
+                construct="pattern", index=0, pattern=self.source,
+            ) from None
+        object.__setattr__(self, "_compiled", compiled)
+        return compiled
 
     def fast(self, text: str) -> bool:
         """Whether the ``regex`` translation answers for ``text`` (else the UTF-16 matcher does)."""
@@ -181,20 +191,8 @@ def compile_java(pattern: str) -> JavaPattern:
 
     result = _parse(pattern)
     flags = regex.V0 | (regex.ASCII if result.needs_ascii else 0)
-    if result.engine_only:  # the translation is not used (nor always valid for the regex package)
-        return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
-                           engine_only=True, program=result.program)
-    try:
-        compiled = regex.compile(result.python, flags)
-    except (regex.error, RecursionError, OverflowError) as exc:  # pragma: no cover - a translator bug
-        raise JavaRegexError(
-            f"Java regex {pattern!r} could not be translated for Python: {exc}",
-            construct="pattern",
-            index=0,
-            pattern=pattern,
-        ) from None
     return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
-                       engine_only=result.engine_only, program=result.program, _compiled=compiled)
+                       engine_only=result.engine_only, program=result.program)
 
 
 def portability_notes(pattern: str) -> list[str]:
