@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-from artemis_routing_cli.errors import ArouterError
 from artemis_routing_cli.routing.javaregex import (
     JavaPattern,
     JavaRegexError,
