@@ -40,7 +40,10 @@ if TYPE_CHECKING:
 
     from artemis_routing_cli.routing._javaregex_parser import Result
 
-__all__ = ["JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
+__all__ = ["JAVA_REGEX", "JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
+
+#: Whose regex semantics the answers are, as --explain says it.
+JAVA_REGEX = "java.util.regex as on Java 17"
 
 
 class JavaRegexError(ArouterError):

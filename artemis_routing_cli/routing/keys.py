@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..javastr import java_is_blank
-from .javaregex import JavaPattern, compile_java
+from .javaregex import JAVA_REGEX, JavaPattern, compile_java
 
 NULL_KEY = "NULL"
 INTERNAL_CLIENT_ID_PREFIX = "$.artemis.internal.router.client."
@@ -207,8 +207,9 @@ def apply_key_filter(pattern: JavaPattern | None, raw: str | None) -> ResolvedKe
         return ResolvedKey(raw, raw, False, "no key-filter: the value is the key")
     found = pattern.find(raw)
     if found is None:
-        return ResolvedKey(raw, NULL_KEY, True, f"key-filter {pattern.source!r} finds no match: the key is NULL")
-    return ResolvedKey(raw, found, True, f"key-filter {pattern.source!r} finds {found!r}")
+        return ResolvedKey(raw, NULL_KEY, True,
+                           f"key-filter {pattern.source!r} finds no match ({JAVA_REGEX}): the key is NULL")
+    return ResolvedKey(raw, found, True, f"key-filter {pattern.source!r} finds {found!r} ({JAVA_REGEX})")
 
 
 def _role_key(pattern: JavaPattern | None, roles: Sequence[str]) -> ResolvedKey:
