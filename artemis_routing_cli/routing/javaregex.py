@@ -28,6 +28,7 @@ would backtrack for as long) raises it too, naming the pattern.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -68,9 +69,12 @@ class JavaRegexError(ArouterError):
         self.pattern = pattern
 
 
+_NOT_BMP = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+
+
 def _bmp_text(text: str) -> bool:
     """Whether every char of ``text`` is one UTF-16 unit that is not a surrogate (the fast path's texts)."""
-    return text.isascii() or all(ord(ch) < 0xD800 or 0xE000 <= ord(ch) <= 0xFFFF for ch in text)
+    return text.isascii() or _NOT_BMP.search(text) is None
 
 
 @dataclass(frozen=True)
