@@ -161,3 +161,13 @@ def test_checking_a_pattern_does_not_import_the_regex_package():
             "check_java('^FOO[0-9]+$')\nprint('regex' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_huge_key_on_the_matcher_is_an_error_not_a_crash():
+    """Hostile input: 40,000 iterations of a group on the UTF-16 matcher end in one plain error
+    (Java itself would overflow its stack), never in a crashed interpreter."""
+    key = "ab" * 20000 + EMOJI
+    with pytest.raises(JavaRegexError) as info:
+        compile_java("(?:a|b)*" + EMOJI).find(key)
+    assert "\n" not in str(info.value)
+    assert compile_java("(?:ab)*" + EMOJI).find(key) == key  # a fixed-length group repeats without nesting
