@@ -19,8 +19,8 @@ quorum (``Pool.ready``), the ring (``policies.Ring.build``), the local target, l
    sorted hashes (literals).
 
 :func:`uncovered` says which routers this covers; the rest keep the pandas path (ROUND_ROBIN,
-LEAST_CONNECTIONS, caches that can disagree with the policy, SOURCE_IP and ROLE_NAME keys, regexes
-the engine refuses for some texts). Routers sharing a key type, filter or transformation (what-if
+LEAST_CONNECTIONS, caches that can disagree with the policy, SOURCE_IP and ROLE_NAME keys, a
+key-filter Java does not compile). Routers sharing a key type, filter or transformation (what-if
 variants always do) share those columns, so each UDF runs once per row and distinct input.
 """
 
@@ -62,14 +62,12 @@ def uncovered(router: Router, columns: Sequence[str]) -> str | None:
     if "key" not in columns and "source_ip" in columns:
         return "source_ip values are parsed in Python"
     if router.key_filter is not None and not java_is_blank(router.key_filter):
+        # The engine answers every pattern Java compiles on every text (as java.util.regex does in
+        # the UDF); one Java rejects is the router the broker refuses.
         try:
-            if compile_java(router.key_filter).bmp_text_only:
-                return "its key-filter cannot be answered for every text"
+            compile_java(router.key_filter)
         except JavaRegexError:
             return "its key-filter is refused by the engine"
-    ltf = router.local_target_filter
-    if ltf is not None and ltf.bmp_text_only:
-        return "its local-target-filter cannot be answered for every text"
     return None
 
 

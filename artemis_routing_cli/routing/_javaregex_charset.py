@@ -156,7 +156,11 @@ def _escape_cp(cp: int) -> str:
 
 
 def _class_char(cp: int) -> str:
-    if cp < 0x80 and (chr(cp).isalnum() or chr(cp) == "_"):
+    if cp < 0x80:
+        return chr(cp) if chr(cp).isalnum() or chr(cp) == "_" else _escape_cp(cp)
+    # Letters and other graphic characters as themselves: the regex package parses a class of
+    # thousands of ranges (\p{L}) far faster without an escape per character.
+    if chr(cp).isprintable() and not 0xD800 <= cp <= 0xDFFF:
         return chr(cp)
     return _escape_cp(cp)
 

@@ -31,7 +31,9 @@ Fn = Callable[["State", int], bool]
 #: Steps (node visits) one find() or matches() may take before it is given up as too costly:
 #: a hostile pattern backtracks exponentially in Java too, and a key is answered in bounded time.
 STEP_LIMIT = 2_000_000
-_RECURSION = 200_000
+#: Python frames one match may nest (one or two per atom and iteration; only direct Python-to-Python
+#: calls, which CPython 3.11+ keeps off the C stack); Java itself overflows its thread stack earlier.
+_RECURSION = 100_000
 
 
 class TooComplex(Exception):
@@ -266,7 +268,10 @@ class Branch(Node):
 
         def branch(st: State, i: int) -> bool:
             st.tick()
-            return any(fn(st, i) for fn in fns)
+            for fn in fns:  # plain calls, no generator: deep recursion stays off the C stack
+                if fn(st, i):
+                    return True
+            return False
         return branch
 
 
@@ -352,7 +357,10 @@ class Curly(Node):
                 i = st.last
                 ends.append(i)
                 j += 1
-            return any(nxt(st, end) for end in reversed(ends))
+            for end in reversed(ends):
+                if nxt(st, end):
+                    return True
+            return False
         return curly
 
 
@@ -607,9 +615,7 @@ def _count_forward(s: list[int], index: int, count: int) -> int:
 
 
 def _count_chars(s: list[int], index: int, length: int) -> int:
-    if length == 1 and index >= len(s):
-        raise JavaThrows("StringIndexOutOfBoundsException in BehindS")
-    if length == 1 and not _is_high(s[index]):
+    if length == 1 and 0 <= index < len(s) and not _is_high(s[index]):
         return 1
     if length >= 0:
         return _count_forward(s, index, length)

@@ -451,6 +451,10 @@ class Parser:
             text = text.replace(placeholder, f"(?:\\{number})" if number <= total else _NEVER)
             if number > total:
                 self.note(f"back-reference \\{number} names a group that does not exist, so it never matches")
+        if self.refs:
+            # Java keeps a group's capture when a look-around or an atomic group around it fails or is
+            # left, where the regex package restores it: a back-reference can see the difference.
+            self.engine_only = True
         minlen = _check(node.study).minlen
         program = m.Program(node.ast, total, self.has_supp, minlen)
         return Result(python=text, notes=self.notes, group_count=total, needs_ascii=self.needs_ascii,
@@ -706,7 +710,10 @@ class Parser:
             return Node("", kind="slice")
         sets = [cs.slice_char(c, ci, uc) for c in chars]
         parts = [one.to_regex() for one in sets]
-        return Node("".join(parts), _study_add(len(chars)), kind="slice", ast=m.Slice(sets, self.has_supp))
+        # Pattern.atom's own hasSupplementary (a local): SliceS reads code points when the run holds a
+        # supplementary or surrogate character, Slice compares UTF-16 units.
+        supp = any(c >= 0x10000 or 0xD800 <= c <= 0xDFFF for c in chars)
+        return Node("".join(parts), _study_add(len(chars)), kind="slice", ast=m.Slice(sets, supp))
 
     # --- escapes -----------------------------------------------------------------------------------------
     def property_escape(self, letter: int) -> CharSet:

@@ -28,6 +28,7 @@ would backtrack for as long) raises it too, naming the pattern.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -42,10 +43,10 @@ if TYPE_CHECKING:
 
     from artemis_routing_cli.routing._javaregex_parser import Result
 
-# Seconds one find()/matches() may take before it raises TimeoutError; None (the default) is no limit.
-# ``serve`` sets it around its routing so one catastrophic pattern cannot stall its event loop.
+__all__ = ["JAVA_REGEX", "JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
 
-__all__ = ["JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
+#: Whose regex semantics the answers are, as --explain says it.
+JAVA_REGEX = "java.util.regex as on Java 17"
 
 
 class JavaRegexError(ArouterError):
@@ -70,9 +71,12 @@ class JavaRegexError(ArouterError):
         self.pattern = pattern
 
 
+_NOT_BMP = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+
+
 def _bmp_text(text: str) -> bool:
     """Whether every char of ``text`` is one UTF-16 unit that is not a surrogate (the fast path's texts)."""
-    return text.isascii() or all(ord(ch) < 0xD800 or 0xE000 <= ord(ch) <= 0xFFFF for ch in text)
+    return text.isascii() or _NOT_BMP.search(text) is None
 
 
 @dataclass(frozen=True)
@@ -93,11 +97,21 @@ class JavaPattern:
     _compiled: regex.Pattern[str] | None = field(default=None, repr=False, compare=False)
 
     def _regex(self) -> regex.Pattern[str]:
+        """The translation, compiled on first use (a pattern answered only by the matcher, or only on
+        texts with surrogates, never pays for compiling its large Unicode classes)."""
         if self._compiled is not None:
             return self._compiled
         import regex
 
-        return regex.compile(self.python, self.flags)
+        try:
+            compiled = regex.compile(self.python, self.flags)
+        except (regex.error, RecursionError, OverflowError) as exc:  # pragma: no cover - a translator bug
+            raise JavaRegexError(
+                f"Java regex {self.source!r} could not be translated for Python: {exc}",
+                construct="pattern", index=0, pattern=self.source,
+            ) from None
+        object.__setattr__(self, "_compiled", compiled)
+        return compiled
 
     def fast(self, text: str) -> bool:
         """Whether the ``regex`` translation answers for ``text`` (else the UTF-16 matcher does)."""
@@ -194,20 +208,8 @@ def compile_java(pattern: str) -> JavaPattern:
 
     result = _parse(pattern)
     flags = regex.V0 | (regex.ASCII if result.needs_ascii else 0)
-    if result.engine_only:  # the translation is not used (nor always valid for the regex package)
-        return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
-                           engine_only=True, program=result.program)
-    try:
-        compiled = regex.compile(result.python, flags)
-    except (regex.error, RecursionError, OverflowError) as exc:  # pragma: no cover - a translator bug
-        raise JavaRegexError(
-            f"Java regex {pattern!r} could not be translated for Python: {exc}",
-            construct="pattern",
-            index=0,
-            pattern=pattern,
-        ) from None
     return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
-                       engine_only=result.engine_only, program=result.program, _compiled=compiled)
+                       engine_only=result.engine_only, program=result.program)
 
 
 def portability_notes(pattern: str) -> list[str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..errors import UsageError
 from ..javacollections import given_role_order
 from ..javastr import java_is_blank
-from .javaregex import JavaPattern, compile_java
+from .javaregex import JAVA_REGEX, JavaPattern, compile_java
 from .sni import DEFAULT_SNI_ENCODING, SniNameError, sni_as_received
 
 NULL_KEY = "NULL"
@@ -311,8 +311,9 @@ def apply_key_filter(pattern: JavaPattern | None, raw: str | None) -> ResolvedKe
         return ResolvedKey(raw, raw, False, "no key-filter: the value is the key")
     found = pattern.find(raw)
     if found is None:
-        return ResolvedKey(raw, NULL_KEY, True, f"key-filter {pattern.source!r} finds no match: the key is NULL")
-    return ResolvedKey(raw, found, True, f"key-filter {pattern.source!r} finds {found!r}")
+        return ResolvedKey(raw, NULL_KEY, True,
+                           f"key-filter {pattern.source!r} finds no match ({JAVA_REGEX}): the key is NULL")
+    return ResolvedKey(raw, found, True, f"key-filter {pattern.source!r} finds {found!r} ({JAVA_REGEX})")
 
 
 def _role_key(pattern: JavaPattern | None, roles: Sequence[str]) -> ResolvedKey:

@@ -14,7 +14,7 @@ from ..config.model import BrokerConfig, ConnectionRouter
 from ..diagnostics import DEPLOYS
 from ..errors import ConfigError
 from .cache import RouterCache, frozen_clock
-from .javaregex import JavaPattern, compile_java
+from .javaregex import JAVA_REGEX, JavaPattern, compile_java
 from .keys import INTERNAL_CLIENT_ID_PREFIX, KEY_TYPES, NEWEST_BROKER, NULL_KEY, Connection, ResolvedKey, resolve_key
 from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
 from .pool import Pool, build_pool, local_target
@@ -196,10 +196,12 @@ class Router:
             if ltf.matches(value):
                 if trace is not None:
                     trace.append(TraceStep("local-target-filter",
-                                           f"{ltf.source!r} matches {value!r} entirely: local target"))
+                                           f"{ltf.source!r} matches {value!r} entirely ({JAVA_REGEX}): "
+                                           "local target"))
                 return self._result(OK, self.local, "local-target-filter", resolved, value, trace)
             if trace is not None:
-                trace.append(TraceStep("local-target-filter", f"{ltf.source!r} does not match all of {value!r}"))
+                trace.append(TraceStep("local-target-filter",
+                                       f"{ltf.source!r} does not match all of {value!r} ({JAVA_REGEX})"))
         if policy is None or pool is None:
             if trace is not None:
                 missing = "no policy" if policy is None else "no pool"

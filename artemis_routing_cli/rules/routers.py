@@ -90,8 +90,8 @@ not transformed. Use `<policy name="CONSISTENT_HASH_MODULO">` with a `MODULO` pr
         doc="""\
 The broker compiles both filters with `java.util.regex.Pattern.compile` when it deploys the
 router; a PatternSyntaxException stops the broker (error, with Java's description and index).
-A valid pattern that uses a construct arouter cannot reproduce exactly in Python is a
-warning: `arouter simulate` cannot give the broker's answer for it.""",
+Every pattern Java 17 compiles is evaluated as Java 17 does (on UTF-16 units, with its grapheme
+rules), so there is no warning for valid patterns.""",
         fail=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>^(FOO.*</local-target-filter>"),
         ok=_router("<key-type>CLIENT_ID</key-type>\n    <local-target-filter>^(FOO).*</local-target-filter>"),
     ),

@@ -323,3 +323,9 @@ def test_unknown_key_type_is_a_config_error_with_position() -> None:
         router("<key-type>CLIENTID</key-type>")
     assert "key-type 'CLIENTID'" in err.value.message
     assert (err.value.line, err.value.column) == (9, 62)  # the <key-type> element
+
+
+def test_the_key_filter_step_says_whose_regex_it_is() -> None:
+    """--explain names the regex semantics: Java 17's java.util.regex (its \\X, \\b, UTF-16 walk)."""
+    note = resolve_key("CLIENT_ID", "^.{3}", Connection(client_id="FOO1")).note
+    assert "Java 17" in note and "java.util.regex" in note

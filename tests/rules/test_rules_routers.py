@@ -69,10 +69,13 @@ def test_ar309_key_filter_syntax_error_is_an_error(tmp_path) -> None:
     assert "refuses to start" in d.message
 
 
-def test_ar309_untranslatable_construct_is_a_warning(tmp_path) -> None:
-    frag = router("<local-target-filter>(?c)abc</local-target-filter>")
-    [d] = only(lint_fragment(tmp_path, frag), "AR309")
-    assert d.severity is Severity.WARNING and "(?c)" in d.message and "accepts it" in d.message
+def test_ar309_not_for_patterns_java_compiles(tmp_path) -> None:
+    """(?c), \\b{g} and \\X are evaluated as Java 17 does: no AR309, a note (AR310) on what they mean."""
+    frag = router("<key-filter>\\X\\b{g}</key-filter>", "<local-target-filter>(?c)[a]bc</local-target-filter>")
+    diags = lint_fragment(tmp_path, frag)
+    assert only(diags, "AR309") == []
+    assert any("(?c)" in d.message for d in only(diags, "AR310"))
+    assert any("Java 17" in d.message for d in only(diags, "AR310"))
 
 
 def test_ar310_note_names_the_construct_and_mode(tmp_path) -> None:
