@@ -54,6 +54,12 @@ def diff_command(
                                          help="Also write a self-contained HTML report with the transfer matrices."),
     fail_on_churn: Optional[str] = typer.Option(None, "--fail-on-churn", metavar="PCT",
                                                 help="Exit 1 when a router's churn exceeds PCT (e.g. 5%)."),
+    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
+                                                   help="Broker properties over both configs (as every command)."),
+    old_properties: Optional[list[str]] = typer.Option(None, "--old-properties", metavar="PATH[,PATH...]",
+                                                       help="Broker properties of the old side only."),
+    new_properties: Optional[list[str]] = typer.Option(None, "--new-properties", metavar="PATH[,PATH...]",
+                                                       help="Broker properties of the new side only."),
     fail_on_refused: bool = typer.Option(False, "--fail-on-refused",
                                          help="Exit 1 when a router becomes undeployable or a key becomes refused."),
 ) -> None:
@@ -66,6 +72,7 @@ def diff_command(
         down=down or [], connections=connections or [], targets=targets, seed=seed, define=define or [],
         address=address, prop=prop or [], header=header or [], routing_type=routing_type, message=message, fmt=fmt,
         show_values=show_values,
-        output=output, report=report, fail_on_churn=fail_on_churn, fail_on_refused=fail_on_refused))
+        output=output, report=report, fail_on_churn=fail_on_churn, fail_on_refused=fail_on_refused,
+        properties=properties or [], old_properties=old_properties or [], new_properties=new_properties or []))
     if code:
         raise typer.Exit(code)

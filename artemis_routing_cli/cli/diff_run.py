@@ -49,6 +49,9 @@ class DiffOptions:
     report: str | None = None
     fail_on_churn: str | None = None
     fail_on_refused: bool = False
+    properties: list[str] = field(default_factory=list)  # broker properties on both sides
+    old_properties: list[str] = field(default_factory=list)
+    new_properties: list[str] = field(default_factory=list)
 
 
 def parse_share(text: str) -> float:
@@ -91,15 +94,20 @@ class Loaded:
     diagnostics: list[Any]
 
 
-def _load(source: ConfigSource, properties: dict[str, str]) -> Loaded:
+def _load(source: ConfigSource, properties: dict[str, str], broker_properties: list[str]) -> Loaded:
+    from ..config import with_broker_properties
     from ..config.loader import LoadOptions, load_document
     from ..config.parse import build_config
+    from ..config.properties import PropertiesOptions
     from ..linting import LintSettings, lint_loaded
 
-    doc = load_document(source.path, LoadOptions(properties, source=source.source))
-    config = build_config(doc)
+    # broker properties are read from disk; broker.properties beside broker.xml only for a file on disk
+    props = PropertiesOptions(paths=tuple(broker_properties), beside=source.rev is None)
+    options = LoadOptions(properties, broker_properties=props, source=source.source)
+    doc = load_document(source.path, options)
+    config = with_broker_properties(build_config(doc), options, source.path)
     # the broker reads no suppression comment: the verdict sees every finding (report.raw)
-    report = lint_loaded(doc, config, LintSettings(properties=properties))
+    report = lint_loaded(doc, config, LintSettings(properties=properties, broker_properties=props))
     return Loaded(source, config, report.raw)
 
 
@@ -121,7 +129,8 @@ def run_diff(opts: DiffOptions) -> int:
         from .simulate_batch import load_keys
 
         keys = Keys(file=load_keys(opts.keys_file), path=opts.keys_file)
-    old, new = _load(old_src, properties), _load(new_src, properties)
+    old = _load(old_src, properties, [*opts.properties, *opts.old_properties])
+    new = _load(new_src, properties, [*opts.properties, *opts.new_properties])
     for side in (old, new):
         note(f"arouter: {'old' if side is old else 'new'}: read {side.source.read}")
     return _compare(opts, threshold, old, new, state, keys, message)
@@ -147,6 +156,8 @@ def _compare(opts: DiffOptions, threshold: float | None, old: Loaded, new: Loade
                              f"{new.source.display}")
     diff = dataclasses.replace(diff, routers=routers)
     assumed: list[str] = []
+    if any(s.status != "unchanged" for s in routers) and (old.config.property_sources or new.config.property_sources):
+        assumed.append(RELOAD_NOTE)
     pairs = [(s.name, _side(old, s.name, bool(s.old_refused), state, opts.seed, assumed),
               _side(new, s.name, bool(s.new_refused), state, opts.seed, assumed)) for s in routers]
     transfers, key_info = _transfers(opts, pairs, keys, assumed)
@@ -162,6 +173,12 @@ def _compare(opts: DiffOptions, threshold: float | None, old: Loaded, new: Loade
         version=__version__)
     _write(opts, doc, state)
     return _exit_code(doc, threshold, opts.fail_on_refused)
+
+
+# ActiveMQServerImpl reloads broker properties into the configuration, but a deployed router is not
+# rebuilt: the change reaches clients at the next restart (docs/broker-properties.md, "Reload").
+RELOAD_NOTE = ("broker properties are applied to the configuration on reload, but a running router keeps its "
+               "old settings until the broker restarts: the new answers start after a restart")
 
 
 def _side_info(src: ConfigSource) -> dict[str, Any]:
