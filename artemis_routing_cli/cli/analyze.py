@@ -107,8 +107,6 @@ def analyze_command(
     from .key_options import assumed
 
     said = assumed(routers, *apply_key_options(routers, sni_encoding, broker_version))
-    if said:
-        note(said)
     err = stderr_console()
     inp = inspect(keys, keys_format, mapping)
     checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=router is not None,
@@ -117,6 +115,8 @@ def analyze_command(
     if output is not None:
         _check_output(output, mode)
     check_master(master)
+    if said:  # said once every input is checked: bad input stays one line
+        note(f"arouter: {said}")
     say(err, f"arouter: keys: {inp.assumed}")
     if inp.mapping:
         say(err, "arouter: key columns: " + ", ".join(f"{k.upper()}={v}" for k, v in inp.mapping.items()))

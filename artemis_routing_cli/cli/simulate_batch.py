@@ -232,11 +232,11 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
         raise UsageError(f"--format {fmt!r}: batch output is jsonl or csv")
     routers = select_routers(cfg, state, router, seed)
     said = assumed(routers, *apply_key_options(routers, *key_options))
-    if said and not management:
-        note(said)
     for r in routers:
         r.tracing = False
-    loaded = load_keys(keys_file)
+    loaded = load_keys(keys_file)  # bad input is one line: what was assumed is said once it is read
+    if said and not management:
+        note(f"arouter: {said}")
     with_router = len(routers) > 1
     err = stderr_console()
     for r in routers:

@@ -151,7 +151,7 @@ def test_one_table_defines_typer_options_and_the_quick_reading() -> None:
         assert (tuple(param.opts), param.help, param.default) == (opt.names, opt.help, opt.default), opt.field
         assert param.multiple == (opt.kind == "repeat") and param.is_flag == (opt.kind == "flag")
         for name in opt.names:
-            value = [] if opt.kind == "flag" else ["v"]
+            value = [] if opt.kind == "flag" else ["3"] if opt.kind == "int" else ["v"]
             assert (parse_validate_args([name, *value]) is None) == (not opt.fast), name
     assert params[PATHS.field].help == PATHS.help
 
