@@ -138,6 +138,19 @@ def load_routable(config: str | None, define: list[str] | None, ignore_invalid: 
     return checked.config
 
 
+def load_judged(config: str | None, define: list[str] | None, command: str, properties: list[str] | None = None,
+                cr: str | None = None, ordinal: int | None = None) -> BrokerConfig:
+    """:func:`load_broker` for a command that reads the config without routing on it (probe): the
+    broker's verdict is said (the broker would not start with it), and the command goes on."""
+    from ..verdict import finding_text, load_checked
+
+    checked = load_checked(*broker_options(config, define, properties, cr, ordinal), going_on=True)
+    for d in checked.verdict.refusals:
+        note(f"arouter: warning: {finding_text(d)}; the broker would not start with this config "
+             f"({command} checks its targets all the same)")
+    return checked.config
+
+
 def broker_options(config: str | None, define: list[str] | None, properties: list[str] | None = None,
                    cr: str | None = None, ordinal: int | None = None) -> tuple[str, LoadOptions]:
     """The broker.xml to read and how (``-D`` values, broker properties, a CR's view of one broker)."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
-from .common import load_broker, say, stderr_console, stdout_console
+from .common import load_judged, say, stderr_console, stdout_console
 from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def probe_command(
     if cafile is not None and not os.path.isfile(cafile):
         raise UsageError("--cafile: file not found", file=cafile)
 
-    cfg = load_broker(config, define, properties, cr, ordinal)
+    cfg = load_judged(config, define, "probe", properties, cr, ordinal)
     options = ProbeOptions(timeout=timeout, protocol=protocol, jolokia=jolokia, cafile=cafile,
                            insecure=insecure, discovery_timeout=discovery_timeout, local_url=local)
     if watch:
