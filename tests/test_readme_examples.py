@@ -61,6 +61,7 @@ TIMEOUT = 600  # seconds for one command (Spark's first start is the slowest)
 @dataclass
 class Example:
     block: int  # 1-based among README's bash blocks
+    section: str  # the heading above the block, and the block's number under it: "simulate/2"
     number: int  # 1-based within its block
     line: int  # README line where the command starts
     command: str
@@ -120,6 +121,10 @@ def examples(text: str) -> list[Example]:
             i += 1
             continue
         block += 1
+        heading = next((h.lstrip("#").strip() for h in reversed(lines[:i]) if h.startswith("## ") or
+                        h.startswith("### ")), "top")  # a bash comment is one '#'; README's title too
+        under = sum(1 for ex in found if ex.section.rpartition("/")[0] == heading
+                    and ex.number == 1) + 1
         # the markers: the HTML comments right above the fence
         above = _ABOVE.search("\n".join(lines[:i]))
         fence_line = i + 1
@@ -135,7 +140,7 @@ def examples(text: str) -> list[Example]:
             assert spec == "*" or 1 <= int(spec) <= len(commands), \
                 f"README.md:{fence_line}: example {spec} of a block of {len(commands)} command(s)"
         for n, (line, command) in enumerate(commands, 1):
-            ex = Example(block, n, line, command, block_text)
+            ex = Example(block, f"{heading}/{under}", n, line, command, block_text)
             ex.actions = [parse_marker(m, f"README.md:{line}") for spec, m in markers if spec in ("*", str(n))]
             found.append(ex)
         i += 1
@@ -298,7 +303,7 @@ def test_examples_are_found() -> None:
 BLOCKS = [[ex for ex in EXAMPLES if ex.block == b] for b in dict.fromkeys(ex.block for ex in EXAMPLES)]
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=lambda block: block[0].id)
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda block: block[0].section)
 def test_readme_block(block: list[Example], tmp_path: Path) -> None:
     """The commands of one block run in order in one folder (a later one may read what an earlier wrote)."""
     if any(ex.has("spark") for ex in block) and not spark_ready():
