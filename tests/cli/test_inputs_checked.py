@@ -133,3 +133,12 @@ def test_serve_refuses_an_unknown_target_of_a_static_pool() -> None:
 
 def test_the_empty_state_names_nothing() -> None:
     assert select_routers(load(str(SAMPLE)), TargetState(), "sticky-router", None)[0].name == "sticky-router"
+
+
+def test_validate_says_an_unreadable_file_once(tmp_path: Path) -> None:
+    missing = tmp_path / "nosuch.xml"
+    run = arouter("validate", str(missing), str(SAMPLE))
+    assert run.code == 2
+    assert (run.out + run.err).count("file not found") == 1
+    assert run.err.strip() == f"arouter: {missing}: file not found"
+    assert "1 file checked: no problems" in run.out  # the readable one is still reported
