@@ -43,6 +43,10 @@ def _dispatch(argv: list[str]) -> None:
             from .validate_run import run_validate
 
             sys.exit(run_validate(opts))
-    from .app import app
+    import typer.main
 
+    from .app import app
+    from .checks import check_repeated_options
+
+    check_repeated_options(typer.main.get_command(app), argv)  # the last value would silently win
     app()

@@ -139,6 +139,10 @@ def parse_validate_args(args: list[str]) -> ValidateOptions | None:
             return None  # no value, or one that looks like an option: typer says what is wrong
         if opt.kind == "repeat":
             repeated[opt.field].append(value)
+        elif opt.field in values:
+            from ..errors import UsageError
+
+            raise UsageError(f"{opt.names[0]} given twice: it takes one value; give it once")
         elif opt.kind == "int":
             if not (value.isascii() and value.isdigit()):
                 return None  # typer says what is wrong

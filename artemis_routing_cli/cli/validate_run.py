@@ -91,6 +91,11 @@ def _emit(opts: ValidateOptions, reports: list, code: int, threshold: Severity) 
     if opts.fmt == "text":
         from ..report import text as text_report
 
+        # an unreadable file is said once, as the one line on stderr (run_validate), not again in the report
+        reports = [r for r in reports if r.fatal is None]
+        if not reports and not output:
+            return
+
         if output:
             with atomic_text(output, what="report") as fh:
                 text_report.render_plain(reports, fh, quiet=opts.quiet)

@@ -184,7 +184,8 @@ class Server:
             log.info("startup", f"pool monitoring: every check-period, {how}")
 
     async def start(self) -> None:
-        self._stopping = asyncio.Event()
+        if self._stopping is None:  # else a stop was asked for while starting: wait_stopped returns at once
+            self._stopping = asyncio.Event()
         self._say_startup()
         self.monitor.start()
         if self.monitor.enabled and self.options.checker is None:
@@ -263,8 +264,9 @@ class Server:
 
     # -- shut-down --------------------------------------------------------------------------------
     def request_stop(self) -> None:
-        if self._stopping is not None:
-            self._stopping.set()
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        self._stopping.set()
 
     async def wait_stopped(self) -> None:
         assert self._stopping is not None
@@ -303,12 +305,12 @@ async def run(cfg: BrokerConfig, options: ServeOptions, log: ServeLog, loop_reas
     loop = asyncio.get_running_loop()
     running = describe_loop(loop)
     log.info("startup", f"event loop: {running}{f' ({loop_reason})' if loop_reason else ''}", loop=running)
-    await server.start()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before the first listener is up: a stop is never lost
         try:
             loop.add_signal_handler(sig, server.request_stop)
         except (NotImplementedError, RuntimeError):
             pass
+    await server.start()
     try:
         await server.wait_stopped()
     finally:

@@ -133,3 +133,39 @@ def test_serve_refuses_an_unknown_target_of_a_static_pool() -> None:
 
 def test_the_empty_state_names_nothing() -> None:
     assert select_routers(load(str(SAMPLE)), TargetState(), "sticky-router", None)[0].name == "sticky-router"
+
+
+def test_validate_says_an_unreadable_file_once(tmp_path: Path) -> None:
+    missing = tmp_path / "nosuch.xml"
+    run = arouter("validate", str(missing), str(SAMPLE))
+    assert run.code == 2
+    assert (run.out + run.err).count("file not found") == 1
+    assert run.err.strip() == f"arouter: {missing}: file not found"
+    assert "1 file checked: no problems" in run.out  # the readable one is still reported
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["validate", "-f", "json", "--format", "text", str(SAMPLE)], "--format given twice"),
+    (["validate", "-o", "a.sarif", "--output=b.sarif", str(SAMPLE)], "--output given twice"),
+    (["simulate", "-r", "sticky-router", "-r", "simple-router", "-k", "CLIENT_ID=x"],
+     "--router given twice (-r and -r): it takes one value; give it once"),
+    (["simulate", "--config", str(SAMPLE), "-c", str(SAMPLE), "-k", "CLIENT_ID=x"], "--config given twice"),
+    (["serve", "-c", str(SAMPLE), "--log-format", "json", "--log-format=text"], "--log-format given twice"),
+])
+def test_a_single_valued_option_given_twice_is_refused(args: list[str], message: str, tmp_path: Path) -> None:
+    """The last value would silently win."""
+    run = arouter(*args, cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    [line] = run.err.strip().splitlines()
+    assert line.startswith(f"arouter: {message}")
+
+
+def test_repeatable_options_and_values_that_look_alike_stay_accepted() -> None:
+    from artemis_routing_cli.cli.checks import repeated_option
+
+    single = {"-f": "--format", "--format": "--format"}
+    assert repeated_option(["-k", "A=1", "-k", "B=2", "-f", "json"], single) is None
+    assert repeated_option(["-f", "-f"], single) is None  # the value of -f is '-f'
+    assert repeated_option(["-fjson", "--", "-f"], single) is None
+    assert repeated_option(["-fjson", "--format=text"], single) == \
+        "--format given twice (-f and --format): it takes one value; give it once"

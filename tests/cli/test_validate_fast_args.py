@@ -30,9 +30,7 @@ ACCEPTED = [
     ["-D", "broker.host=10.0.0.5", "-Dport=61616", "--property", "a=b=c", "--property=x="],
     ["-D", "name"],  # malformed, but typer accepts it too: run_validate says what is wrong
     ["--settings", "pyproject.toml", "--no-settings"],
-    ["-o", "out.sarif", "--output=out2.sarif"],  # the last one wins
     ["--docs-url", "https://example.com/rules.md"],
-    ["--format", "json", "--format", "text"],
     ["--", "-f", "--strict"],  # after --, everything is a file
     ["a.xml", "--", "-"],
     ["--format", "nonsense"],  # typer accepts any text; run_validate rejects it

@@ -47,10 +47,10 @@ def test_without_javac_auto_routes_in_python_and_jvm_refuses(spark, tmp_path, mo
     monkeypatch.delenv("JAVA_HOME", raising=False)
     assert "javac not found" in (enable(spark) or "")
     from artemis_routing_cli.config import load_text
-    from artemis_routing_cli.routing.selection import select_routers
+    from artemis_routing_cli.routing.selection import select_named
 
     cfg = load_text(broker_xml(CONNECTORS + ROUTERS))
-    router = select_routers(cfg, engine_state(), "hash-filtered", None)[0]
+    router = select_named(cfg, engine_state(), ["hash-filtered"], None)[0]  # node ids of every router
     keys = ["FOO1", "a-b", "", "\U0001F600"]
     frame = spark.createDataFrame([(k, i) for i, k in enumerate(keys)], "key string, _row bigint")
     said: list[str] = []
