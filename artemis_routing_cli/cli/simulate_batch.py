@@ -210,17 +210,24 @@ def batch_inputs(router: Router, loaded: KeysFile, path: str, management: bool) 
     return [shown for _, shown in pairs], [conn for conn, _ in pairs]
 
 
-def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool
+def _streamed(router: Router, loaded: KeysFile, management: bool) -> bool:
+    """A text file whose keys this router takes as they are: nothing to check, the file is streamed."""
+    return loaded.text is not None and (management or router.key_type in _PLAIN_KEY_TYPES)
+
+
+def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool,
+                  checked: tuple[list[object], BatchInput] | None = None
                   ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
     """Consecutive chunks of (shown keys, route_batch input, the keys' UTF-8 lines when read from a
-    text file); every input error comes before the first chunk."""
-    if loaded.text is not None and (management or router.key_type in _PLAIN_KEY_TYPES):
+    text file); every input error comes before the first chunk. ``checked``: batch_inputs' answer,
+    when the caller has it already."""
+    if _streamed(router, loaded, management):
         for keys, lines in loaded.line_chunks():  # nothing to check: stream the file
             for start in range(0, len(keys), CHUNK):
                 part = keys[start:start + CHUNK]
                 yield part, part, lines[start:start + CHUNK]
         return
-    shown, inputs = batch_inputs(router, loaded, path, management)
+    shown, inputs = checked if checked is not None else batch_inputs(router, loaded, path, management)
     for start in range(0, len(shown), CHUNK):
         yield shown[start:start + CHUNK], inputs[start:start + CHUNK], None
 
@@ -234,15 +241,21 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     said = assumed(routers, *apply_key_options(routers, *key_options))
     for r in routers:
         r.tracing = False
-    loaded = load_keys(keys_file)  # bad input is one line: what was assumed is said once it is read
+    loaded = load_keys(keys_file)
+    with_router = len(routers) > 1
+
+    # Every router's inputs are checked before the first record is written (a SOURCE_IP router given
+    # a line that is not an address, or an SNI name a Java client cannot send, is an error at its
+    # line): nothing goes to stdout for a batch that then fails.
+    checked = {r.name: batch_inputs(r, loaded, keys_file, management)
+               for r in routers if not _streamed(r, loaded, management)}
+    # bad input is one line: what was assumed, and the warnings, are said once every input is checked
     if said and not management:
         note(f"arouter: {said}")
-    with_router = len(routers) > 1
     err = stderr_console()
     for r in routers:
         for w in r.warnings:
             warn(err, f"{r.name}: {w}")
-
     with contextlib.ExitStack() as stack:
         sink = stack.enter_context(atomic_text(output, what="records", newline="")) if output else sys.stdout
         writer = (CsvWriter if fmt == "csv" else JsonLinesWriter)(sink, with_router)
@@ -250,7 +263,7 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
         for r in routers:
             # One batch per router, routed chunk by chunk (the router's cache persists across chunks).
             route = batch_router(r, management=management)
-            for shown, inputs, lines in _input_chunks(r, loaded, keys_file, management):
+            for shown, inputs, lines in _input_chunks(r, loaded, keys_file, management, checked.pop(r.name, None)):
                 writer.write(r.name, shown, route(inputs), lines)
                 if progress is not None:
                     progress.advance(len(shown))

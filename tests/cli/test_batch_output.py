@@ -255,3 +255,17 @@ def test_writer_keeps_order_across_text_and_byte_writes() -> None:
                      for k, rec in zip(keys, result.records(), strict=True)]
     sink.flush()
     assert raw.getvalue().decode("utf-8") == "".join(expected)
+
+
+def test_a_batch_that_fails_on_a_later_router_writes_nothing(tmp_path) -> None:
+    """Without -r every router takes a text file's keys: a SOURCE_IP router refusing a line that is not
+    an address stops the batch before any router's records reach stdout."""
+    from tests.cli.helpers import arouter
+
+    keys = tmp_path / "mixed.txt"
+    keys.write_text("FOO1\n10.0.0.1\n", encoding="utf-8")
+    run = arouter("simulate", "--keys-file", str(keys), "-f", "jsonl")
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.strip().splitlines()[-1].startswith(f"arouter: {keys}:1:1: SOURCE_IP='FOO1'")
+    assert "warning" not in run.err  # one line for bad input (the sample's notice aside)
