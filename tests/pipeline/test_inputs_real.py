@@ -171,3 +171,23 @@ def test_a_line_that_is_not_json_is_a_bad_row(need_spark, tmp_path: Path) -> Non
     assert doc["bad_rows"] == 1 and doc["routers"][0]["total"] == 2
     assert doc["bad_row_samples"] == [{"file": str(keys), "record": 2, "router": None,
                                        "error": "not a JSON object"}]
+
+
+def test_a_cluster_with_executors_in_their_own_processes_gives_simulates_answers(need_spark, tmp_path: Path) -> None:
+    """local-cluster[2,1,1024]: a master and two executors, each its own JVM with its own Python workers
+    (the standalone deployment's processes, started by Spark for the test); per-key answers equal
+    ``simulate --keys-file``, key by key."""
+    ids = _ids(2000, 4)
+    keys = tmp_path / "ids.txt"
+    keys.write_text("".join(i + "\n" for i in ids), encoding="utf-8")
+    out = tmp_path / "assignments"
+    run = arouter("analyze", "--keys", str(keys), "-r", ROUTER, "--engine", "pandas", "--output", str(out),
+                  "--output-format", "csv", "--master", "local-cluster[2,1,1024]", "-f", "json")
+    assert run.code == 0, run.err
+    rows = [row for f in sorted(out.glob("*.csv")) for row in csv.DictReader(f.open(encoding="utf-8"))]
+    got = {int(r["line"]): (r["key"], r["status"], r["target"]) for r in rows}
+    sim = arouter("simulate", "-r", ROUTER, "--keys-file", str(keys), "-f", "jsonl")
+    assert sim.code == 0, sim.err
+    expected = {n: (x["key"], x["status"], x["target"] or "")
+                for n, x in enumerate(map(json.loads, sim.out.splitlines()), 1)}
+    assert got == expected
