@@ -9,8 +9,8 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
+from . import options as opt
 from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
-from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 
 def register(app: typer.Typer) -> None:
@@ -42,25 +42,18 @@ def analyze_command(
                                          help="Write per-key assignments to DIR."),
     output_format: str = typer.Option("parquet", "--output-format", help="parquet or csv."),
     mode: str = typer.Option("error", "--mode", help="When --output exists: error (default), overwrite or append."),
-    node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
-                                                help="Node id (broker UUID) of a target (repeat)."),
-    down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
-    connections: Optional[list[str]] = typer.Option(None, "--connections", metavar="TARGET=N",
-                                                    help="Connection count of a target (repeat)."),
-    targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
-                                          help="Targets file saved by 'arouter probe --save'."),
+    node_id: Optional[list[str]] = opt.NODE_ID,
+    down: Optional[list[str]] = opt.DOWN,
+    connections: Optional[list[str]] = opt.CONNECTIONS,
+    targets: Optional[str] = opt.TARGETS,
     sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
-    define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
-                                               help="A ${NAME} value for broker.xml (repeat)."),
-    ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
-                                        help="Go on when the broker would not start with this broker.xml "
-                                             "(validate's refusing findings become warnings)."),
-    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
-                                                   help=PROPERTIES_HELP),
-    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
-    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
+    define: Optional[list[str]] = opt.DEFINE,
+    ignore_invalid: bool = opt.IGNORE_INVALID,
+    properties: Optional[list[str]] = opt.PROPERTIES,
+    cr: Optional[str] = opt.CR,
+    ordinal: Optional[int] = opt.ORDINAL,
     master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
                                          "under spark-submit, the submitted one)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",

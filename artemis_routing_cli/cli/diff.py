@@ -6,6 +6,8 @@ from typing import Optional
 
 import typer
 
+from . import options as opt
+
 
 def register(app: typer.Typer) -> None:
     app.command("diff")(diff_command)
@@ -27,13 +29,10 @@ def diff_command(
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE", help="--keys: Spark configuration."),
     engine: str = typer.Option("auto", "--engine", help="--keys: auto, jvm or pandas (as analyze)."),
     spark_log_level: str = typer.Option("ERROR", "--spark-log-level", help="--keys: Spark's own log level."),
-    node_id: Optional[list[str]] = typer.Option(None, "--node-id", metavar="TARGET=ID",
-                                                help="Node id (broker UUID) of a target (repeat)."),
-    down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat)."),
-    connections: Optional[list[str]] = typer.Option(None, "--connections", metavar="TARGET=N",
-                                                    help="Connection count of a target (repeat)."),
-    targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
-                                          help="Targets file saved by 'arouter probe --save'."),
+    node_id: Optional[list[str]] = opt.NODE_ID,
+    down: Optional[list[str]] = opt.DOWN,
+    connections: Optional[list[str]] = opt.CONNECTIONS,
+    targets: Optional[str] = opt.TARGETS,
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else 0 on both sides, "
                                        "so the sides compare)."),
     define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",

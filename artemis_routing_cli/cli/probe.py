@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
+from . import options as opt
 from .common import load_judged, say, stderr_console, stdout_console
-from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig
@@ -44,12 +44,10 @@ def probe_command(
     local: Optional[str] = typer.Option(None, "--local", metavar="URL",
                                         help="Where this broker listens (tcp://host:port), to probe the local "
                                              "target too."),
-    define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
-                                               help="A ${NAME} value for broker.xml (repeat)."),
-    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
-                                                   help=PROPERTIES_HELP),
-    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
-    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
+    define: Optional[list[str]] = opt.DEFINE,
+    properties: Optional[list[str]] = opt.PROPERTIES,
+    cr: Optional[str] = opt.CR,
+    ordinal: Optional[int] = opt.ORDINAL,
 ) -> None:
     """Probe the routers' pool targets: connection, handshake, readiness, and each pool's quorum."""
     from ..probe.jolokia import check_template

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..errors import UsageError
+from . import options as opt
 from .common import load_routable
 from .key_options import BROKER_VERSION_HELP
-from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
 
 if TYPE_CHECKING:
     from ..config.model import BrokerConfig
@@ -27,15 +27,11 @@ def register(app: typer.Typer) -> None:
 def serve_command(
     config: Optional[str] = typer.Option(None, "--config", "-c", help="broker.xml (default: ./broker.xml, "
                                          "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
-    define: Optional[list[str]] = typer.Option(None, "--define", "-D", metavar="NAME=VALUE",
-                                               help="A ${NAME} value for broker.xml (repeat)."),
-    ignore_invalid: bool = typer.Option(False, "--ignore-invalid",
-                                        help="Go on when the broker would not start with this broker.xml "
-                                             "(validate's refusing findings become warnings)."),
-    properties: Optional[list[str]] = typer.Option(None, "--properties", metavar="PATH[,PATH...]",
-                                                   help=PROPERTIES_HELP),
-    cr: Optional[str] = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP),
-    ordinal: Optional[int] = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP),
+    define: Optional[list[str]] = opt.DEFINE,
+    ignore_invalid: bool = opt.IGNORE_INVALID,
+    properties: Optional[list[str]] = opt.PROPERTIES,
+    cr: Optional[str] = opt.CR,
+    ordinal: Optional[int] = opt.ORDINAL,
     router: Optional[list[str]] = typer.Option(None, "--router", "-r", metavar="NAME",
                                                help="Only acceptors of this router; with --listen, the router of "
                                                     "each --listen in order (repeat)."),
@@ -52,10 +48,8 @@ def serve_command(
                                                      "(repeat)."),
     down: Optional[list[str]] = typer.Option(None, "--down", metavar="TARGET",
                                              help="Target not ready, with --no-monitor (repeat)."),
-    connections: Optional[list[str]] = typer.Option(None, "--connections", metavar="TARGET=N",
-                                                    help="Connection count of a target (repeat)."),
-    targets: Optional[str] = typer.Option(None, "--targets", metavar="FILE",
-                                          help="Targets file saved by 'arouter probe --save'."),
+    connections: Optional[list[str]] = opt.CONNECTIONS,
+    targets: Optional[str] = opt.TARGETS,
     monitor: bool = typer.Option(True, "--monitor/--no-monitor",
                                  help="Check pool targets every check-period (default), or trust the flags."),
     jolokia: Optional[str] = typer.Option(None, "--jolokia", metavar="URL-TEMPLATE",

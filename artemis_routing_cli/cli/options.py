@@ -1,0 +1,19 @@
+"""Options several commands share, declared once: the same spelling, metavar and help everywhere."""
+
+from __future__ import annotations
+
+import typer
+
+from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
+
+NODE_ID = typer.Option(None, "--node-id", metavar="TARGET=ID", help="Node id (broker UUID) of a target (repeat).")
+DOWN = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat).")
+CONNECTIONS = typer.Option(None, "--connections", metavar="TARGET=N", help="Connection count of a target (repeat).")
+TARGETS = typer.Option(None, "--targets", metavar="FILE", help="Targets file saved by 'arouter probe --save'.")
+DEFINE = typer.Option(None, "--define", "-D", metavar="NAME=VALUE", help="A ${NAME} value for broker.xml (repeat).")
+IGNORE_INVALID = typer.Option(False, "--ignore-invalid",
+                              help="Go on when the broker would not start with this broker.xml "
+                                   "(validate's refusing findings become warnings).")
+PROPERTIES = typer.Option(None, "--properties", metavar="PATH[,PATH...]", help=PROPERTIES_HELP)
+CR = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP)
+ORDINAL = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP)
