@@ -330,7 +330,6 @@ def _expand_includes(
     for inc in list(el.iter(XI_INCLUDE)):
         pos = locator.locate(inc)
         href = (inc.get("href") or "").strip()
-        parse_mode = (inc.get("parse") or "xml").strip()
         if not href:
             raise ConfigError("<xi:include> without href", file=pos.file, line=pos.line, column=pos.column)
         if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", href) and not href.startswith("file://"):
@@ -373,23 +372,8 @@ def _expand_includes(
             raise ConfigError(f"<xi:include href=\"{href}\">: {target}: {reason}",
                               file=pos.file, line=pos.line, column=pos.column) from None
         budget[0] += len(data)
-        text = decode(data, shown)
-        included.append(shown)
-        has_cdata[0] = has_cdata[0] or _CDATA in text
-        if parse_mode == "text":
-            check_xml_chars(text, shown)
-            locator.text_includes.append((shown, text))
-            _replace_with(inc, [], text)
-            continue
-        if parse_mode != "xml":
-            raise ConfigError(f"<xi:include parse=\"{parse_mode}\"> is not xml or text",
-                              file=pos.file, line=pos.line, column=pos.column)
-        sub_root = parse_text(text, shown).getroot()
-        locator.add_file(shown, text)
-        locator.mark(sub_root, shown)
-        _expand_includes(sub_root, target.parent, shown, locator, lookup, replacements, included, [*stack, shown],
-                         relative, has_cdata, budget)
-        _replace_with(inc, [sub_root], None)
+        _splice(inc, data, shown, target.parent, pos, locator, lookup, replacements, included, stack, relative,
+                has_cdata, budget, None)
 
 
 def _include_from(source: FileSource, inc: etree._Element, href: str, base_dir: Path, pos: Pos, locator: Locator,
@@ -423,6 +407,16 @@ def _include_from(source: FileSource, inc: etree._Element, href: str, base_dir: 
     if budget[0] > MAX_INCLUDED_BYTES:
         raise ConfigError(f"<xi:include href=\"{href}\">: the included files are over arouter's limit of "
                           f"{MAX_INCLUDED_BYTES:,} bytes together", file=pos.file, line=pos.line, column=pos.column)
+    _splice(inc, data, shown, Path(posixpath.dirname(norm)), pos, locator, lookup, replacements, included, stack,
+            relative, has_cdata, budget, source)
+
+
+def _splice(inc: etree._Element, data: bytes, shown: str, base_dir: Path, pos: Pos, locator: Locator,
+            lookup: Lookup, replacements: list[tuple[str, int, int, Replacement]], included: list[str],
+            stack: list[str], relative: list[RelativeInclude], has_cdata: list[bool], budget: list[int],
+            source: FileSource | None) -> None:
+    """Put an included file's content where its ``<xi:include>`` stands (text, or a parsed tree whose
+    own includes are expanded first)."""
     text = decode(data, shown)
     included.append(shown)
     has_cdata[0] = has_cdata[0] or _CDATA in text
@@ -438,8 +432,8 @@ def _include_from(source: FileSource, inc: etree._Element, href: str, base_dir: 
     sub_root = parse_text(text, shown).getroot()
     locator.add_file(shown, text)
     locator.mark(sub_root, shown)
-    _expand_includes(sub_root, Path(posixpath.dirname(norm)), shown, locator, lookup, replacements, included,
-                     [*stack, shown], relative, has_cdata, budget, source)
+    _expand_includes(sub_root, base_dir, shown, locator, lookup, replacements, included, [*stack, shown],
+                     relative, has_cdata, budget, source)
     _replace_with(inc, [sub_root], None)
 
 

@@ -22,7 +22,7 @@ def test_any_encoding_declaration_is_read_or_refused_in_one_line(tmp_path: Path,
     run = validate(path)
     assert_clean(run)
     if run.code == 2:
-        assert "broker.xml:1:1" in run.out
+        assert "broker.xml:1:1" in run.out + run.err
 
 
 @pytest.mark.parametrize("content", [b"a\x00b", b"ok\x01", b"\x0b", "\ufffe".encode()])
@@ -33,7 +33,7 @@ def test_text_include_with_characters_xml_forbids_is_one_located_error(tmp_path:
                                 f'<journal-type><xi:include {XI} href="part.txt" parse="text"/></journal-type>'))
     run = validate(path)
     assert_clean(run, 2)
-    assert "part.txt:1:" in run.out and "not allowed in XML" in run.out
+    assert "part.txt:1:" in (run.out + run.err) and "not allowed in XML" in run.out + run.err
 
 
 def test_control_character_from_an_environment_value_is_one_located_error(tmp_path: Path) -> None:
@@ -43,7 +43,7 @@ def test_control_character_from_an_environment_value_is_one_located_error(tmp_pa
     (tmp_path / "p.xml").write_text('<a xmlns="urn:activemq:core">${CTRL}</a>')
     run = validate(path, env={"CTRL": "x\x01y"})
     assert_clean(run, 2)
-    assert "U+0001" in run.out and "x\x01y" not in run.out
+    assert "U+0001" in (run.out + run.err) and "x\x01y" not in (run.out + run.err)
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
@@ -53,7 +53,7 @@ def test_include_of_a_device_is_refused_before_reading(tmp_path: Path, device: s
                                 f'<journal-type><xi:include {XI} href="{device}" parse="text"/></journal-type>'))
     run = validate(path)
     assert_clean(run, 2)
-    assert "regular files only" in run.out and "broker.xml:" in run.out
+    assert "regular files only" in (run.out + run.err) and "broker.xml:" in run.out + run.err
 
 
 def test_fifo_as_broker_xml_settings_targets_keys_or_include_never_blocks(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_fifo_as_broker_xml_settings_targets_keys_or_include_never_blocks(tmp_pa
     inc = tmp_path / "inc.xml"
     inc.write_text(sample_with("<journal-type>NIO</journal-type>",
                                f'<journal-type><xi:include {XI} href="fifo" parse="text"/></journal-type>'))
-    assert "FIFO" in validate(inc).out
+    assert "FIFO" in validate(inc).err + validate(inc).out
 
 
 def test_sparse_file_of_gigabytes_is_refused_by_its_size(tmp_path: Path) -> None:
@@ -81,13 +81,13 @@ def test_sparse_file_of_gigabytes_is_refused_by_its_size(tmp_path: Path) -> None
         fh.truncate(4 << 30)
     run = validate(big)
     assert_clean(run, 2)
-    assert "over arouter's limit" in run.out
+    assert "over arouter's limit" in run.out + run.err
     inc = tmp_path / "inc.xml"
     inc.write_text(sample_with("<journal-type>NIO</journal-type>",
                                f'<journal-type><xi:include {XI} href="big.xml" parse="text"/></journal-type>'))
     run = validate(inc)
     assert_clean(run, 2)
-    assert "over arouter's limit" in run.out
+    assert "over arouter's limit" in run.out + run.err
 
 
 def test_include_fan_out_without_a_loop_is_bounded(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_include_fan_out_without_a_loop_is_bounded(tmp_path: Path) -> None:
     path.write_text(sample_with("<journal-type>NIO</journal-type>", f'<xi:include {XI} href="l0.xml"/>'))
     run = validate(path)
     assert_clean(run, 2)
-    assert "included files in one document" in run.out
+    assert "included files in one document" in run.out + run.err
 
 
 def test_numbers_of_thousands_of_digits_are_findings(tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_numbers_of_thousands_of_digits_are_findings(tmp_path: Path) -> None:
                              "<local-target-filter>" + "1" * 5000 + "</local-target-filter>"))
     run = validate(path)
     assert_clean(run, 1)
-    assert "AR103" in run.out
+    assert "AR103" in run.out + run.err
 
 
 def test_deeply_nested_groups_in_a_key_filter_are_a_finding(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_deeply_nested_groups_in_a_key_filter_are_a_finding(tmp_path: Path) -> N
                                 "<key-filter>" + "(" * 5000 + "a" + ")" * 5000 + "</key-filter>"))
     run = validate(path)
     assert_clean(run)
-    assert "nests its groups too deeply" in run.out
+    assert "nests its groups too deeply" in run.out + run.err
 
 
 def test_exponential_properties_are_refused_naming_the_property(tmp_path: Path) -> None:
@@ -130,13 +130,13 @@ def test_exponential_properties_are_refused_naming_the_property(tmp_path: Path) 
     path.write_text(sample_with("<journal-type>NIO</journal-type>", "<journal-type>${a40}</journal-type>"))
     run = capped("validate", str(path), cwd=tmp_path)
     assert_clean(run, 2)
-    assert "(in the value of ${a40})" in run.out and "grow" in run.out
+    assert "(in the value of ${a40})" in (run.out + run.err) and "grow" in run.out + run.err
     line = 1 + SAMPLE[:SAMPLE.index("<journal-type>")].count("\n")
-    assert f"broker.xml:{line}:" in run.out
+    assert f"broker.xml:{line}:" in run.out + run.err
     defines = [a for i in range(40) for a in ("-D", f"a{i + 1}=${{a{i}}}${{a{i}}}")]
     run = capped("validate", "--no-settings", *defines, str(path), cwd=tmp_path)
     assert_clean(run, 2)
-    assert "grow past" in run.out
+    assert "grow past" in run.out + run.err
 
 
 def test_a_hundred_thousand_tokens_are_all_replaced(tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_a_hundred_thousand_tokens_are_all_replaced(tmp_path: Path) -> None:
                                 f"<!-- {tokens} --><journal-type>NIO</journal-type>"))
     run = validate(path)
     assert_clean(run, 0, 1)
-    assert "loop forever" not in run.out
+    assert "loop forever" not in (run.out + run.err)
 
 
 def test_one_line_documents_with_thousands_of_findings_end_within_the_cap(tmp_path: Path) -> None:
@@ -195,7 +195,7 @@ def test_undeclared_entity_with_an_external_dtd_is_one_located_error(tmp_path: P
     run = validate(path)
     assert_clean(run, 2)
     line = 1 + text[:text.index("&undefined;")].count("\n")
-    assert f"broker.xml:{line}:" in run.out and "&undefined;" in run.out
+    assert f"broker.xml:{line}:" in (run.out + run.err) and "&undefined;" in run.out + run.err
 
 
 def test_tens_of_thousands_of_attributes_with_a_token_end_within_the_cap(tmp_path: Path) -> None:
@@ -205,7 +205,7 @@ def test_tens_of_thousands_of_attributes_with_a_token_end_within_the_cap(tmp_pat
     path.write_text(sample_with('<connector name="broker1"', f'<connector {attrs} b="${{x:1}}" name="broker1"'))
     run = validate(path, "-q")
     assert_clean(run, 1)
-    assert "more schema problems" in run.out or "not checked" in run.out
+    assert "more schema problems" in run.out + run.err or "not checked" in run.out + run.err
 
 
 def test_filter_literals_of_thousands_of_digits_are_read(tmp_path: Path) -> None:
