@@ -157,6 +157,8 @@ def prepare(folder: Path, ex: Example) -> None:
     if ex.has("empty"):
         return
     shutil.copyfile(SAMPLE, folder / "broker.xml")
+    if "samples/" in text:  # the checkout's samples, as the example names them
+        shutil.copytree(REPO / "samples", folder / "samples")
     if "etc/" in text:
         (folder / "etc").mkdir()
         shutil.copyfile(SAMPLE, folder / "etc" / "broker.xml")
