@@ -64,7 +64,8 @@ def test_validate_to_a_missing_folder_is_exit_2_with_one_line(tmp_path: Path) ->
 def test_batch_records_to_a_missing_folder_is_exit_2(tmp_path: Path) -> None:
     keys = tmp_path / "keys.txt"
     keys.write_text("FOO1\nBAR2\n", encoding="utf-8")
-    run = arouter("simulate", "-c", str(SAMPLE), "-r", "sticky-router", "--keys-file", str(keys), "-o", str(tmp_path / "no" / "x.jsonl"))
+    run = arouter("simulate", "-c", str(SAMPLE), "-r", "sticky-router", "--keys-file", str(keys),
+                  "-o", str(tmp_path / "no" / "x.jsonl"))
     assert run.code == 2
     assert "cannot write the records: No such file or directory" in run.err
     assert "Traceback" not in run.err and "internal error" not in run.err
