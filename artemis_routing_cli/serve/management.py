@@ -127,6 +127,7 @@ class ManagementServer:
         try:
             writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
             await writer.drain()
+            await _linger(reader, writer)
         except (ConnectionError, OSError):
             pass
         finally:
@@ -191,6 +192,32 @@ class ManagementServer:
         user, _, password = given.partition(":")
         expected = f"{self.user}:{self._password or ''}"
         return hmac.compare_digest(f"{user}:{password}".encode(), expected.encode())
+
+
+# After an answer that did not read the whole request (a 413, a 400), what the client still sends is
+# read and dropped - up to LINGER_BYTES, for at most LINGER_SECONDS - before the socket closes: closing
+# with unread bytes makes the kernel answer with a reset, and the client may lose the answer.
+LINGER_SECONDS = 1.0
+LINGER_BYTES = 4 * 1024 * 1024
+
+
+async def _linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Half-close, then discard the client's remaining bytes until it closes (bounded in time and bytes)."""
+    if writer.can_write_eof():
+        writer.write_eof()
+
+    async def discard() -> None:
+        dropped = 0
+        while dropped < LINGER_BYTES:
+            chunk = await reader.read(65536)
+            if not chunk:
+                return
+            dropped += len(chunk)
+
+    try:
+        await asyncio.wait_for(discard(), LINGER_SECONDS)
+    except asyncio.TimeoutError:
+        pass
 
 
 def _json(status: int, payload: object) -> tuple[int, dict[str, str], bytes]:

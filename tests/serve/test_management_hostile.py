@@ -103,3 +103,11 @@ def test_non_loopback_management_without_credentials_is_refused_unless_insecure(
     assert "without authentication" in (check_management_bind("0.0.0.0", None, True) or "")
     run = arouter("serve", "--management", "0.0.0.0:0", "-c", "samples/broker.xml")
     assert run.code == 2 and "--management-insecure" in run.err and "Traceback" not in run.err
+
+
+def test_an_answer_before_the_body_is_read_survives_the_unread_body(running) -> None:
+    """A 413 is answered without reading the body; the body the client already sent must not turn the
+    close into a reset that loses the answer (serve reads and drops it first)."""
+    for _ in range(20):
+        status, _, answer = raw_post(running.management_port, b"x" * 256 * 1024, str(10 * 1024 * 1024))
+        assert status == 413 and answer["status"] == 413
