@@ -30,18 +30,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_process(proc: subprocess.Popen[bytes], guard: float = HANG_GUARD_SECONDS) -> None:
+    """SIGTERM, then SIGKILL if the peer has not ended within ``guard`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(guard)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @dataclass
 class Mosquitto:
     port: int
     proc: subprocess.Popen[bytes]
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(HANG_GUARD_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
 
 
 def mosquitto_binary() -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.peers import free_port
+from tests.peers import free_port, stop_process
 
 JS_DIR = Path(__file__).parent / "js"
 NODE = shutil.which("node")
@@ -70,12 +70,7 @@ class ActiveMQ:
     proc: subprocess.Popen[bytes]
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(HANG_GUARD_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc, HANG_GUARD_SECONDS)
 
 
 def activemq_available() -> bool:

@@ -350,14 +350,7 @@ def _expand_includes(
             if len(stack) == 1:  # written in broker.xml itself: the broker has no base to resolve it against
                 relative.append(RelativeInclude(href, pos, _display_path(target)))
         shown = _display_path(target)
-        if shown in stack:
-            raise ConfigError(f"<xi:include> loop: {' -> '.join([*stack, shown])}",
-                              file=pos.file, line=pos.line, column=pos.column)
-        if len(stack) > MAX_INCLUDE_DEPTH:
-            raise ConfigError("<xi:include> nested too deeply", file=pos.file, line=pos.line, column=pos.column)
-        if len(included) >= MAX_INCLUDES:
-            raise ConfigError(f"<xi:include>: more than {MAX_INCLUDES} included files in one document",
-                              file=pos.file, line=pos.line, column=pos.column)
+        _check_room(shown, stack, included, pos)
         try:
             data = read_regular(str(target), limit=MAX_INCLUDED_BYTES - budget[0], what="file")
         except ArouterError as exc:
@@ -376,6 +369,18 @@ def _expand_includes(
                 has_cdata, budget, None)
 
 
+def _check_room(shown: str, stack: list[str], included: list[str], pos: Pos) -> None:
+    """An include may not loop, nest past MAX_INCLUDE_DEPTH or pass MAX_INCLUDES files in one document."""
+    if shown in stack:
+        raise ConfigError(f"<xi:include> loop: {' -> '.join([*stack, shown])}",
+                          file=pos.file, line=pos.line, column=pos.column)
+    if len(stack) > MAX_INCLUDE_DEPTH:
+        raise ConfigError("<xi:include> nested too deeply", file=pos.file, line=pos.line, column=pos.column)
+    if len(included) >= MAX_INCLUDES:
+        raise ConfigError(f"<xi:include>: more than {MAX_INCLUDES} included files in one document",
+                          file=pos.file, line=pos.line, column=pos.column)
+
+
 def _include_from(source: FileSource, inc: etree._Element, href: str, base_dir: Path, pos: Pos, locator: Locator,
                   lookup: Lookup, replacements: list[tuple[str, int, int, Replacement]], included: list[str],
                   stack: list[str], relative: list[RelativeInclude], has_cdata: list[bool],
@@ -386,14 +391,7 @@ def _include_from(source: FileSource, inc: etree._Element, href: str, base_dir: 
         raise ConfigError(f"<xi:include href=\"{href}\"> climbs out of {source.label}",
                           file=pos.file, line=pos.line, column=pos.column)
     shown = source.show(norm)
-    if shown in stack:
-        raise ConfigError(f"<xi:include> loop: {' -> '.join([*stack, shown])}",
-                          file=pos.file, line=pos.line, column=pos.column)
-    if len(stack) > MAX_INCLUDE_DEPTH:
-        raise ConfigError("<xi:include> nested too deeply", file=pos.file, line=pos.line, column=pos.column)
-    if len(included) >= MAX_INCLUDES:
-        raise ConfigError(f"<xi:include>: more than {MAX_INCLUDES} included files in one document",
-                          file=pos.file, line=pos.line, column=pos.column)
+    _check_room(shown, stack, included, pos)
     try:
         data = source.read(norm)
     except FileNotFoundError:
