@@ -231,12 +231,17 @@ def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
 
 def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> dict[str, Any]:
     from ..pipeline.diffchurn import spark_transfers
-    from ..pipeline.session import parse_conf, start_session
+    from ..pipeline.preflight import inspect
+    from ..pipeline.session import check_master, parse_conf, start_session
 
-    spark = start_session(opts.master, parse_conf(opts.conf), opts.spark_log_level)
+    conf = parse_conf(opts.conf)
+    inp = inspect(opts.keys or "", opts.keys_format)  # the keys and the master, before Spark starts
+    check_master(opts.master)
+    note(f"arouter: keys: {inp.assumed}")
+    spark = start_session(opts.master, conf, opts.spark_log_level)
     try:
         return spark_transfers(spark, opts.keys or "", pairs, keys_format=opts.keys_format, engine=opts.engine,
-                               progress=lambda m: note(f"arouter: {m}"))
+                               progress=lambda m: note(f"arouter: {m}"), inp=inp)
     finally:
         spark.stop()
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 from ..routing.router import Router
 from ..routing.transfer import NOT_DEPLOYED, Answer, Side, Transfer, count_transfer, side_answer
-from .assign import RouterJob, count_answers, prefix
+from .assign import BAD_KEY, BAD_ROW, RouterJob, count_answers, prefix
 from .inputs import read_keys
+from .preflight import KeysInput
 from .summary import collect_counted
 
 if TYPE_CHECKING:
@@ -20,9 +21,13 @@ if TYPE_CHECKING:
 
 def spark_transfers(spark: SparkSession, keys_path: str, pairs: Sequence[tuple[str, Side, Side]], *,
                     keys_format: str = "auto", engine: str = "auto",
-                    progress: Callable[[str], None] = lambda _m: None) -> dict[str, Transfer]:
-    """The transfer of every ``(name, old, new)`` pair (a side is a Router or a fixed Answer)."""
-    keys = read_keys(spark, keys_path, keys_format)
+                    progress: Callable[[str], None] = lambda _m: None,
+                    inp: KeysInput | None = None) -> dict[str, Transfer]:
+    """The transfer of every ``(name, old, new)`` pair (a side is a Router or a fixed Answer).
+
+    Rows that are not keys (analyze's bad rows) are left out of every matrix and said.
+    """
+    keys = read_keys(spark, keys_path, keys_format, inp)
     jobs: list[RouterJob] = []
     slot: dict[tuple[int, int], int] = {}  # (pair, side) -> job index
     for p, (_name, old, new) in enumerate(pairs):
@@ -36,6 +41,12 @@ def spark_transfers(spark: SparkSession, keys_path: str, pairs: Sequence[tuple[s
         groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
     else:
         groups = [({}, keys.count())]
+    bad = [(v, c) for v, c in groups
+           if v.get(BAD_ROW) or any(v.get(f"{prefix(i)}status") == BAD_KEY for i in range(len(jobs)))]
+    if bad:
+        progress(f"{sum(c for _, c in bad):,} rows are not keys (not UTF-8, not a JSON object, or not an "
+                 "address for a SOURCE_IP router) and are left out")
+        groups = [g for g in groups if g not in bad]
 
     def answer(p: int, s: int, side: Side, values: dict[str, object]) -> Answer:
         i = slot.get((p, s))
