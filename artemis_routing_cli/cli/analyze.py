@@ -119,7 +119,9 @@ def analyze_command(
         for w in r.warnings:
             warn(err, f"{r.name}: {w}")
     python, why = worker_python(spark_conf)
-    say(err, f"arouter: Spark workers run {python} ({why})")
+    # a path taken from the environment is named, not printed
+    shown = "the Python PYSPARK_PYTHON names" if why == "PYSPARK_PYTHON" else f"{python} ({why})"
+    say(err, f"arouter: Spark workers run {shown}")
 
     from ..pipeline.run import analyze
     from ..pipeline.session import start_session
