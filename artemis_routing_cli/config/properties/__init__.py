@@ -73,7 +73,8 @@ def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | N
         env["STATEFUL_SET_ORDINAL"] = str(options.ordinal or 0)
     lookup = Lookup(properties=defines, environ=env)
     root = to_beans(config)
-    applier = Applier(root, lookup, xml_file=config.path if config.core is not None else None)
+    applier = Applier(root, lookup, xml_file=config.path if config.core is not None else None,
+                      codec=config.codec_key)
     statuses: list[SourceStatus] = []
     for source in sources:
         if source.load_error is not None:
@@ -100,4 +101,5 @@ def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | N
     fallback = sources[0].lines[0].pos if sources[0].lines else Pos(sources[0].path, 1, 1)
     fields = from_beans(config, root, fallback)
     return dataclasses.replace(config, **fields, property_sources=tuple(statuses),
-                               property_findings=tuple(applier.findings), property_kept=tuple(applier.kept))
+                               property_findings=tuple(applier.findings), property_kept=tuple(applier.kept),
+                               property_secrets=tuple(applier.secrets))

@@ -1,7 +1,9 @@
 """Applying property lines to the broker's beans, one line at a time, as ``populateWithProperties``.
 
 For each line: ``${}`` is substituted in key and value (XMLUtil.replaceSystemPropsInString, so an
-undefined name without default becomes ""), ``ENC(...)`` values are noted as masked, then the key
+undefined name without default becomes ""), a value written ``ENC(...)`` (all of it, after the
+substitution, whatever its key) is decoded with the configuration's password codec as
+``PasswordMaskingUtil.resolveMask(null, value, codec)`` does (:mod:`..masked`), then the key
 is walked step by step (:mod:`.paths`): a collection's step finds its entry by name or creates it
 (a ``(NAME)`` step only finds), a null nested bean is created with its no-argument constructor, a
 map takes any key. The last step is set with the broker's conversions (:mod:`.convert`), or, when
@@ -17,6 +19,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from ..masked import blowfish_decode, codec_key, undecodable_reason
 from ..positions import Pos
 from ..substitution import Lookup, substitute
 from . import convert
@@ -53,7 +56,8 @@ OVERRIDES_XML = "AR718"
 JSON_NESTED_MAP = "AR719"
 LATIN1 = "AR720"
 NO_FACTORY = "AR721"
-
+UNDECODABLE = "AR722"
+PASSWORD_CODEC = "passwordCodec"  # ConfigurationImpl.setPasswordCodec: the codec of the sources after this one
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +113,13 @@ def _secret(key: str) -> bool:
 class Applier:
     """The properties pass over one broker's beans; ``findings`` and ``errors`` collect as it goes."""
 
-    def __init__(self, root: Bean, lookup: Lookup, xml_file: str | None = None) -> None:
+    def __init__(self, root: Bean, lookup: Lookup, xml_file: str | None = None,
+                 codec: bytes | str = b"clusterpassword") -> None:
         self.root = root
         self.lookup = lookup
         self.xml_file = xml_file
+        self.codec = codec  # the password codec's Blowfish key, or why it cannot decode (masked.codec_key)
+        self.secrets: list[str] = []  # decoded ENC(...) values: never printed
         self.findings: list[Finding] = []
         self.kept: list[PropLine] = []  # lines for sections arouter does not model
         self._from_env: set[int] = set()  # lines whose value came (partly) from ${} substitution
@@ -125,10 +132,20 @@ class Applier:
     def apply_source(self, lines: list[PropLine], show_secrets: bool = False) -> list[StatusError]:
         surround, remove = DEFAULT_SURROUND, DEFAULT_REMOVE
         todo: list[tuple[str, str, PropLine]] = []
+        masked: set[int] = set()
+        codec: str | None = None
         for line in lines:
             key, value = self._substitute(line)
             if value != line.value:
                 self._from_env.add(id(line))
+            if value.startswith("ENC(") and value.endswith(")"):  # PasswordMaskingUtil.isEncMasked
+                masked.add(id(line))
+                plain = self._unmask(value, line, key)
+                if plain is None:
+                    continue
+                value = plain
+            if key == PASSWORD_CODEC:
+                codec = value
             if key == KEY_SURROUND:
                 surround = value
                 continue
@@ -138,8 +155,7 @@ class Applier:
             todo.append((key, value, line))
         errors: list[StatusError] = []
         for key, value, line in todo:
-            self._hidden = (not show_secrets) and (_secret(key) or value.startswith("ENC(")
-                                                   or id(line) in self._from_env)
+            self._hidden = id(line) in masked or ((not show_secrets) and (_secret(key) or id(line) in self._from_env))
             try:
                 self._apply(key, value, line, surround, remove)
             except _Refused as refused:
@@ -150,7 +166,29 @@ class Applier:
                 if said is None or said.pos != line.pos or said.rule not in (UNKNOWN_NAME, JSON_NESTED_MAP):
                     self.findings.append(Finding(REJECTED, line.pos, f"the broker refuses {key}: {reason}; the line "
                                                  "is only an error in its status, the rest still applies"))
+        if codec is not None:  # set on the configuration by this source: the sources after it decode with it
+            self.codec = codec_key(codec, self.lookup.properties, self.lookup.environ)
         return errors
+
+    def _unmask(self, value: str, line: PropLine, key: str) -> str | None:
+        """The decoded value, or None when the codec throws (a finding: the broker does not start).
+        A codec class of the user's own cannot be run here: the value is kept as written."""
+        inner = value[4:-1]
+        if isinstance(self.codec, bytes):
+            plain = blowfish_decode(inner, self.codec)
+            if plain is not None:
+                self.secrets.append(plain)
+                return plain
+            why = undecodable_reason(inner, self.codec)
+        elif self.codec.startswith("codec "):
+            return value
+        else:
+            why = self.codec
+        self.findings.append(Finding(UNDECODABLE, line.pos, f"{key}: the password codec cannot decode this ENC(...) "
+                                     f"value ({why}): parseProperties throws and the broker does not start",
+                                     hint="mask the value again with 'artemis mask', with the codec key the broker "
+                                          "uses"))
+        return None
 
     def _substitute(self, line: PropLine) -> tuple[str, str]:
         out = []
@@ -348,7 +386,7 @@ class Applier:
                 return
             self._unknown(target, name, line, key)
         if kind == OTHER:
-            target.other[key] = value
+            target.other[key] = line.value if self._hidden else value  # a decoded secret is not kept
             return
         new = self._convert(kind, value, line, key)
         old_pos = target.origins.get(name)
