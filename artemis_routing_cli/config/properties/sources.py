@@ -98,7 +98,7 @@ def parse_bytes(data: bytes, shown: str, name: str) -> Source:
             source.lines = [PropLine(e.key, e.value, Pos(shown, e.line, 1)) for e in load_properties(text)]
     except PropertiesSyntaxError as exc:
         source.lines = []
-        source.load_error = exc.message
+        source.load_error = exc.java or exc.message
         source.load_error_pos = Pos(shown, exc.line, exc.column)
     return source
 

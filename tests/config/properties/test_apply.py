@@ -211,7 +211,7 @@ def test_a_bad_unicode_escape_drops_the_whole_file(tmp_path: Path) -> None:
     cfg = applied(tmp_path, "connectionRouters.r.keyType=CLIENT_ID\nx=\\u12\n")
     assert cfg.connection_routers == ()
     assert rules(cfg) == [("AR710", 2)]
-    assert cfg.property_sources[0].load_error == "Malformed \\uxxxx encoding."
+    assert cfg.property_sources[0].load_error == "java.lang.IllegalArgumentException: Malformed \\uxxxx encoding."
 
 
 def test_json_form_and_its_nested_map_trap(tmp_path: Path) -> None:

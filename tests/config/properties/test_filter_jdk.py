@@ -44,7 +44,7 @@ def java_filter(tmp_path_factory: pytest.TempPathFactory):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no JDK on PATH")
     out = tmp_path_factory.mktemp("filter-oracle")
-    subprocess.run(["javac", "-d", str(out), str(HERE / "FilterOracle.java")], check=True, timeout=120)
+    subprocess.run(["javac", "-d", str(out), str(HERE / "java" / "FilterOracle.java")], check=True, timeout=120)
 
     def run(entry: str, names: list[str]) -> list[str] | str:
         done = subprocess.run(["java", "-Dfile.encoding=UTF-8", "-Dsun.jnu.encoding=UTF-8", "-cp", str(out),
