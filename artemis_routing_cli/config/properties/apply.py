@@ -58,6 +58,7 @@ JSON_NESTED_MAP = "AR719"
 LATIN1 = "AR720"
 NO_FACTORY = "AR721"
 UNDECODABLE = "AR722"
+BP_NOT_GIVEN = "AR723"
 PASSWORD_CODEC = "passwordCodec"  # ConfigurationImpl.setPasswordCodec: the codec of the sources after this one
 
 
