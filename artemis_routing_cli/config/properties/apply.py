@@ -410,8 +410,10 @@ class Applier:
                 current.items.clear()
             elif isinstance(current, dict):
                 current.clear()
-            elif kind == LIST and isinstance(current, (list, tuple)):
-                target.values[name] = ()  # a List property: the collection is cleared
+            elif kind == LIST and (isinstance(current, (list, tuple)) or target.kind == "ClusterConnection"):
+                # a List property: the collection is cleared (a cluster connection's starts as an empty list;
+                # a pool's and a broadcast group's start null, which cannot be cleared)
+                target.values[name] = ()
             elif kind is None:
                 if target.kind == "Configuration":
                     self.kept.append(line)
