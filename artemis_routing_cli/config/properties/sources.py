@@ -209,11 +209,12 @@ def name_matcher(pattern: str | None, given: bool, entry: str) -> Callable[[str]
 def read_list(spec: str, base: Path | None = None) -> list[Source]:
     """Every source of one comma list, in order."""
     out: list[Source] = []
-    for raw in spec.split(","):
+    for raw in java_split(spec, ","):  # String.split: trailing empty entries dropped, others kept
         entry, pattern, given = split_query(raw)
         matcher = name_matcher(pattern, given, raw)  # compiled before the path is looked at, as the broker does
         if not entry:
-            continue
+            raise ConfigError(f"empty entry in the properties list {spec!r}: the broker opens the file \"\" "
+                              "(FileNotFoundException) and does not start")
         path = Path(entry) if base is None or os.path.isabs(entry) else base / entry
         if entry.endswith("/"):
             if not path.is_dir():

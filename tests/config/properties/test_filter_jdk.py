@@ -95,3 +95,10 @@ def test_query_parsing_is_urisupports() -> None:
     assert split_query("conf/?other=1") == ("conf/", None, False)
     assert url_decode("%E2%82%AC%2b") == "\u20ac+"
     assert url_decode("%+1") == "\x01"  # Integer.parseInt takes a sign
+
+
+def test_an_empty_entry_stops_the_broker_a_trailing_one_is_dropped(tmp_path: Path) -> None:
+    assert read_list(f"{tmp_path}/missing/,") == []  # String.split drops trailing empty strings
+    for spec in (f",{tmp_path}/missing/", f"{tmp_path}/missing/,,x/", "", "?filter=a"):
+        with pytest.raises(ConfigError, match="does not start"):
+            read_list(spec)
