@@ -151,6 +151,8 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
 
     secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of, doc.locator.main_file,
                       show_values=settings.show_values)
+    for decoded in config.property_secrets:  # ENC(...) values of broker properties: hidden even with --show-values
+        secrets.add(decoded, "<masked value hidden>")
     return FileReport(doc.path, ordered(secrets.redact(out)), raw=raw,
                       property_sources=config.property_sources)
 

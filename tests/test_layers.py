@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 # Lowest first; a module may import its own layer and the layers below it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("__init__", "errors", "javastr", "javacollections", "diagnostics", "safeio", "outfile",
-              "projectconfig")),  # __init__: the version
+              "projectconfig", "jregex")),  # __init__: the version; jregex: java.util.regex
     ("config", ("config",)),
     ("routing", ("routing",)),
     ("messages", ("messages",)),

@@ -174,6 +174,11 @@ def broker_options(config: str | None, define: list[str] | None, properties: lis
                                 beside=path != empty_broker_xml())
     if cr is not None:
         note(f"arouter: {cr}: the view of broker {ordinal or 0} (STATEFUL_SET_ORDINAL={ordinal or 0})")
+        from ..config.properties import missing_bp_secrets
+
+        for secret in missing_bp_secrets(options):
+            note(f"arouter: {cr}: secret {secret} (-bp: broker properties the operator applies after the CR's) "
+                 f"not given, left out; pass its keys as files with --properties {secret}/")
     return path, LoadOptions(defines, broker_properties=options)
 
 

@@ -10,7 +10,9 @@ A pool's or the cluster's ``<password>`` written ``ENC(...)`` (or any password w
 16).toByteArray()``, left-padded with zero bytes to a multiple of 8, then decrypted. Decoding throws,
 and the broker does not start, when the text is not a hexadecimal number or the padding is wrong.
 
-Only whether decoding succeeds is computed here; the decoded password is never returned.
+``blowfish_decodes`` says whether decoding succeeds (broker.xml's passwords: only that is needed);
+``blowfish_decode`` returns the plain text, for broker properties, whose every ``ENC(...)`` value the
+broker decodes before it applies it. Callers never print it.
 Blowfish is written out below (Schneier, 1993); its initial P-array and S-boxes are the hex
 digits of pi's fraction, computed here rather than tabled.
 """
@@ -51,8 +53,8 @@ def _pi_words() -> tuple[int, ...]:
 
 class _Blowfish:
     def __init__(self, key: bytes) -> None:
-        if not 4 <= len(key) <= 56:  # SunJCE: 32 to 448 bits
-            raise ValueError("Blowfish key must be 4 to 56 bytes")
+        if not 1 <= len(key) <= 56:  # SunJCE: any non-empty key up to 448 bits
+            raise ValueError("Blowfish key must be 1 to 56 bytes")
         words = _pi_words()
         self.p = list(words[:18])
         self.s = [list(words[18 + 256 * i:18 + 256 * (i + 1)]) for i in range(4)]
@@ -128,20 +130,49 @@ def _java_hex_digit(ch: str) -> int:
     return -1
 
 
+def blowfish_decode(masked: str, key: bytes = DEFAULT_KEY) -> str | None:
+    """What the default codec's two-way algorithm decodes ``masked`` (the text inside ENC()) to, or
+    None where it throws. The plain bytes become text as ``new String(bytes)`` makes them with the
+    JDK's default charset, UTF-8 since Java 18 (malformed bytes become U+FFFD)."""
+    plain = _decrypt(masked, key)
+    return None if plain is None else plain.decode("utf-8", "replace")
+
+
 def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
     """Whether the default codec's two-way algorithm decodes ``masked`` (the text inside ENC())."""
+    return _decrypt(masked, key) is not None
+
+
+def undecodable_reason(masked: str, key: bytes = DEFAULT_KEY) -> str:
+    """The exception the default codec throws for ``masked`` (which does not decode), as its
+    ``toString()``: the BigInteger failure is rethrown as ``IllegalArgumentException``, a key of the
+    wrong size fails in ``SecretKeySpec``/``Cipher.init``, a wrong key or a value cut short in
+    ``Cipher.doFinal`` (JDK 17's messages)."""
+    if hex_big_integer_bytes(masked) is None:
+        return "java.lang.IllegalArgumentException: Password must be encrypted."
+    if not key:
+        return "java.lang.IllegalArgumentException: Empty key"
+    if len(key) > 56:
+        return "java.security.InvalidKeyException: Key too long (> 448 bits)"
+    return ("javax.crypto.BadPaddingException: Given final block not properly padded. Such issues can arise if "
+            "a bad key is used during decryption.")
+
+
+def _decrypt(masked: str, key: bytes) -> bytes | None:
     data = hex_big_integer_bytes(masked)
     if data is None:
-        return False
+        return None
     if len(data) % 8:
         data = bytes(8 - len(data) % 8) + data
     try:
         cipher = _Blowfish(key)
     except ValueError:
-        return False
+        return None
     plain = b"".join(cipher.decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
     pad = plain[-1]
-    return 1 <= pad <= 8 and plain[-pad:] == bytes([pad]) * pad
+    if not (1 <= pad <= 8 and plain[-pad:] == bytes([pad]) * pad):
+        return None
+    return plain[:-pad]
 
 
 def codec_key(codec: str, properties: Mapping[str, str], environ: Mapping[str, str]) -> bytes | str:

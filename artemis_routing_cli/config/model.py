@@ -418,6 +418,7 @@ class BrokerConfig:
     property_sources: tuple[Any, ...] = ()
     property_findings: tuple[Any, ...] = ()
     property_kept: tuple[Any, ...] = ()  # lines for sections arouter does not model: read, kept, not judged
+    property_secrets: tuple[str, ...] = field(default=(), repr=False)  # decoded ENC(...) values: never printed
     has_cdata: bool = False  # CDATA sections in the document (first child nodes need a closer look)
     encoding: Any = None  # loader.SourceEncoding of the main file
     relative_includes: tuple[Any, ...] = ()  # loader.RelativeInclude, top-level relative hrefs

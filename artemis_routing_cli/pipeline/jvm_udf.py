@@ -150,7 +150,7 @@ def _register(spark: SparkSession) -> None:
     except Exception as exc:  # py4j / Spark errors: one line, then Python routing
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UdfUnavailable(f"cannot load the UDF jar: {first}") from None
-    from ..routing.javaregex import compile_java
+    from ..jregex.javaregex import compile_java
 
     find, full = compile_java(CHECK_PATTERN), compile_java("\\p{L}+")
     got = sorted((r["s"], r["h"], r["f"], r["m"]) for r in rows)

@@ -31,8 +31,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..javastr import java_is_blank
+from ..jregex.javaregex import JavaRegexError, compile_java
 from ..routing.batch import vectorisable
-from ..routing.javaregex import JavaRegexError, compile_java
 from ..routing.keys import INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, RECORD_COLUMNS
 from ..routing.policies import ConsistentHashModuloPolicy, FirstElementPolicy, Ring
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router

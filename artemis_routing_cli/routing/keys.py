@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..errors import UsageError
 from ..javacollections import given_role_order
 from ..javastr import java_is_blank
-from .javaregex import JAVA_REGEX, JavaPattern, compile_java
+from ..jregex.javaregex import JAVA_REGEX, JavaPattern, compile_java
 from .sni import DEFAULT_SNI_ENCODING, SniNameError, sni_as_received
 
 NULL_KEY = "NULL"

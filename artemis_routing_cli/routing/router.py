@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from ..config.model import BrokerConfig, ConnectionRouter
 from ..diagnostics import DEPLOYS
 from ..errors import ConfigError
+from ..jregex.javaregex import JAVA_REGEX, JavaPattern, compile_java
 from .cache import RouterCache, frozen_clock
-from .javaregex import JAVA_REGEX, JavaPattern, compile_java
 from .keys import INTERNAL_CLIENT_ID_PREFIX, KEY_TYPES, NEWEST_BROKER, NULL_KEY, Connection, ResolvedKey, resolve_key
 from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
 from .pool import Pool, build_pool, local_target

@@ -1,4 +1,4 @@
-"""Broker properties (AR710-AR721): what `broker.properties`, its JSON form and an operator CR do.
+"""Broker properties (AR710-AR723): what `broker.properties`, its JSON form and an operator CR do.
 
 Artemis applies broker properties after broker.xml: `etc/broker.properties` (or the files and
 directories `-Dbroker.properties` / `artemis run --properties` name), then `-Dbrokerconfig.*`.
@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..config.properties.apply import Finding
-from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from .base import Context
 
 PROPERTIES_MARK = "# broker.properties"
+CR_MARK = "# cr.yaml"  # an example that is an operator CR, checked as broker 0 of it
 
 _ROUTER = """# broker.properties
 connectionRouters.shard.keyType=CLIENT_ID
@@ -219,6 +220,65 @@ arouter leaves such an acceptor out, as the broker does.""",
     ok=_ROUTER + "acceptorConfigurations.tcp.factoryClassName="
                  "org.apache.activemq.artemis.core.remoting.impl.netty.NettyAcceptorFactory\n"
                  "acceptorConfigurations.tcp.params.router=shard\n",
+))
+
+RULES.append(RuleMeta(
+    id="AR722",
+    name="property-not-decodable",
+    severity=Severity.ERROR,
+    category="semantics",
+    broker=REFUSES,
+    summary="A broker properties value written `ENC(...)` that the password codec cannot decode: the broker "
+            "does not start.",
+    doc="""\
+The broker decodes every properties value that is `ENC(...)` as a whole (after `${}`), whatever its
+key, with the configuration's password codec (`PasswordMaskingUtil.resolveMask`, before any line
+is applied): by default `DefaultSensitiveStringCodec`, Blowfish with the key `clusterpassword` (or
+`;key=` in `<password-codec>`, the system property `artemis.default.sensitive.string.codec.key`,
+the environment variable `ARTEMIS_DEFAULT_SENSITIVE_STRING_CODEC_KEY`). Text that is not
+hexadecimal, or that does not decrypt to correctly padded bytes with that key, throws out of
+`parseProperties`: the broker does not start (on a reload, the reload fails). `mask-password` does
+not apply to properties. A decoded value is never shown, not even with `--show-values`.""",
+    fail=_ROUTER + "connectionRouters.shard.poolConfiguration.password=ENC(s3cret)\n"
+                   "connectionRouters.shard.poolConfiguration.localTargetEnabled=true\n",
+    ok=_ROUTER + "connectionRouters.shard.poolConfiguration.password=ENC(3bdfd94fe8cdf710e7fefa72f809ea90)\n"
+                 "connectionRouters.shard.poolConfiguration.localTargetEnabled=true\n",
+))
+
+RULES.append(RuleMeta(
+    id="AR723",
+    name="property-secret-not-given",
+    severity=Severity.WARNING,
+    category="semantics",
+    summary="A CR mounts a `-bp` secret as broker properties, and arouter was not given its content.",
+    doc="""\
+The operator applies every secret in `spec.deploymentPlan.extraMounts.secrets` whose name ends in
+`-bp` as broker properties, after the CR's own `brokerProperties`, in list order: each of its keys
+is a file (`*.properties`, `*.json`; keys named `broker-N.*` only on broker N). arouter cannot read
+a secret from a CR file, so what it says leaves those lines out. Save the secret's keys as files
+in a directory named like the secret (`kubectl get secret routers-bp -o json | ...`) and pass
+`--properties routers-bp/`: arouter then reads it, and its `broker-N/` folder, where the broker
+would.""",
+    fail=CR_MARK + """
+kind: ActiveMQArtemis
+metadata:
+  name: ex
+spec:
+  deploymentPlan:
+    extraMounts:
+      secrets:
+        - routers-bp
+  brokerProperties:
+    - connectionRouters.shard.keyType=CLIENT_ID
+""",
+    ok=CR_MARK + """
+kind: ActiveMQArtemis
+metadata:
+  name: ex
+spec:
+  brokerProperties:
+    - connectionRouters.shard.keyType=CLIENT_ID
+""",
 ))
 
 

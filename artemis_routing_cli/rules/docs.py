@@ -13,7 +13,7 @@ from types import ModuleType
 
 from ..diagnostics import RuleMeta
 from . import ENGINE_RULES, families, schema_rules
-from .brokerprops import PROPERTIES_MARK
+from .brokerprops import CR_MARK, PROPERTIES_MARK
 
 _HEADER = """\
 # `arouter validate` rules
@@ -93,7 +93,8 @@ def _rule(meta: RuleMeta) -> str:
         lines += [meta.doc.strip(), ""]
     for label, fragment in (("FAIL", meta.fail), ("PASS", meta.ok)):
         if fragment.strip():
-            language = "properties" if fragment.startswith(PROPERTIES_MARK) else "xml"
+            language = ("properties" if fragment.startswith(PROPERTIES_MARK)
+                        else "yaml" if fragment.startswith(CR_MARK) else "xml")
             lines += [f"**{label}**", f"```{language}", fragment.strip("\n"), "```", ""]
     return "\n".join(lines)
 

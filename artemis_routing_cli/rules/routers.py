@@ -22,7 +22,7 @@ from ._util import child_elements, local, router_elements
 from .base import Context
 
 try:
-    from ..routing.javaregex import JavaRegexError, check_java, portability_notes
+    from ..jregex.javaregex import JavaRegexError, check_java, portability_notes
 except ImportError:  # pragma: no cover - the regex adapter is part of the package
     check_java = None  # type: ignore[assignment]
 

@@ -124,13 +124,15 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                                 "cluster")
     for router in config.connection_routers:
         for each in router.pools:  # parsePoolConfiguration decodes the password of every <pool> written
-            if each.password is not None:
+            if each.password is not None and each.password not in config.property_secrets:
                 field = each.fields.get("password")
                 yield from _undecodable(ctx, each.password, field.pos if field else each.pos, "pool <password>",
                                         f"connection-router {router.name}")
         pool = router.pool
         if pool is None or pool.password is None or not pool.password:
             continue
+        if pool.password in config.property_secrets:
+            continue  # written ENC(...) in broker properties and decoded by the broker (AR722 when it cannot be)
         if plaintext_password(pool.password, mask):
             field = pool.fields.get("password")
             yield ctx.report("AR402", field.pos if field else pool.pos, _plain("pool <password>", mask),

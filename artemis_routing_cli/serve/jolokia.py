@@ -27,8 +27,8 @@ import time
 from typing import Any
 
 from ..javastr import java_hashmap_order, java_is_blank, java_trim
+from ..jregex.javaregex import MATCH_TIMEOUT, JavaRegexError, compile_java
 from ..protocols.core_buffer import ParamValue, TransportConfig
-from ..routing.javaregex import MATCH_TIMEOUT, JavaRegexError, compile_java
 from ..routing.router import OK, RouteResult
 from .decide import MATCH_BUDGET_SECONDS, RouterService
 

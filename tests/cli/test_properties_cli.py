@@ -114,3 +114,21 @@ def test_validate_imports_yaml_only_for_a_cr() -> None:
         out = subprocess.run([sys.executable, "-c", code.format(repr(str(path)))], capture_output=True, text=True,
                              timeout=60, cwd=REPO)
         assert out.stdout.strip().splitlines()[-1] == expected, out.stderr
+
+
+def test_a_crs_bp_secrets_not_given_are_said(tmp_path: Path) -> None:
+    cr = tmp_path / "cr.yaml"
+    cr.write_text("kind: ActiveMQArtemis\nmetadata:\n  name: x\nspec:\n  deploymentPlan:\n    extraMounts:\n"
+                  "      secrets:\n        - routers-bp\n  brokerProperties:\n"
+                  "    - connectionRouters.r.keyType=CLIENT_ID\n")
+    run = arouter("validate", str(cr), "-f", "json")
+    found = [(d["rule"], d["line"]) for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    assert ("AR723", 8) in found
+    run = arouter("simulate", "--cr", str(cr), "-k", "CLIENT_ID=a")
+    assert run.code == 0 and "secret routers-bp" in run.err and "--properties routers-bp/" in run.err
+    secret = tmp_path / "routers-bp"
+    secret.mkdir()
+    (secret / "a.properties").write_text("connectionRouters.r.keyFilter=^.\n")
+    run = arouter("simulate", "--cr", str(cr), "--properties", f"{secret}/", "-k", "CLIENT_ID=ab", "-f", "json")
+    assert run.code == 0 and "routers-bp" not in run.err
+    assert '"key": "a"' in run.out

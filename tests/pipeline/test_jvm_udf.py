@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from artemis_routing_cli.errors import UsageError
+from artemis_routing_cli.jregex.javaregex import compile_java
 from artemis_routing_cli.routing.fnv import fnv1a32
-from artemis_routing_cli.routing.javaregex import compile_java
 
 pytestmark = pytest.mark.spark
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from artemis_routing_cli.routing.javaregex import (
+from artemis_routing_cli.jregex.javaregex import (
     JavaPattern,
     JavaRegexError,
     check_java,
@@ -157,7 +157,7 @@ def test_check_java_gives_compile_java_verdict_and_notes():
 
 
 def test_checking_a_pattern_does_not_import_the_regex_package():
-    code = ("import sys\nfrom artemis_routing_cli.routing.javaregex import check_java\n"
+    code = ("import sys\nfrom artemis_routing_cli.jregex.javaregex import check_java\n"
             "check_java('^FOO[0-9]+$')\nprint('regex' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from artemis_routing_cli.routing._javaregex_match import to_text, units
-from artemis_routing_cli.routing.javaregex import JavaRegexError, compile_java
+from artemis_routing_cli.jregex._javaregex_match import to_text, units
+from artemis_routing_cli.jregex.javaregex import JavaRegexError, compile_java
 from tests.javarun import needs_jdk
 
 HERE = Path(__file__).resolve().parent

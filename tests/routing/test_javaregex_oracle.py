@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from artemis_routing_cli.routing.javaregex import JavaRegexError, compile_java
+from artemis_routing_cli.jregex.javaregex import JavaRegexError, compile_java
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "javaregex_oracle.json"
@@ -205,7 +205,7 @@ def test_unicode_tables_equal_live_jvm(java_oracle, tmp_path):
                    capture_output=True)
     live = subprocess.run(["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", str(tmp_path),
                            "UnicodeTables"], check=True, capture_output=True, timeout=120).stdout.decode("utf-8")
-    committed = (HERE.parent.parent / "artemis_routing_cli" / "routing" / "_javaregex_unicode.py").read_text(
+    committed = (HERE.parent.parent / "artemis_routing_cli" / "jregex" / "_javaregex_unicode.py").read_text(
         encoding="utf-8")
 
     def data(text: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from artemis_routing_cli.routing.javaregex import MATCH_TIMEOUT, compile_java
+from artemis_routing_cli.jregex.javaregex import MATCH_TIMEOUT, compile_java
 
 
 @pytest.mark.parametrize("key", ["a" * 40, "\U0001F600" + "a" * 40])  # fast path, then the UTF-16 matcher

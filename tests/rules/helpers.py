@@ -26,6 +26,7 @@ def is_whole_file(fragment: str) -> bool:
 
 PROPERTIES_MARK = "# broker.properties"
 JSON_MARK = "# broker.json"
+CR_MARK = "# cr.yaml"
 _XML_PROPERTY = re.compile(r"<!-- broker\.properties: (.*?) -->")
 
 
@@ -36,6 +37,15 @@ def lint_fragment(tmp_path: Path, fragment: str, settings: LintSettings | None =
     path = tmp_path / "broker.xml"
     if fragment.startswith(PROPERTIES_MARK):
         (tmp_path / "broker.properties").write_text(fragment, encoding="utf-8")
+        fragment = ""
+    elif fragment.startswith(CR_MARK):  # an operator CR: broker 0's view, over an empty broker.xml
+        from dataclasses import replace
+
+        from artemis_routing_cli.config.properties import PropertiesOptions
+
+        cr_path = tmp_path / "cr.yaml"
+        cr_path.write_text(fragment, encoding="utf-8")
+        settings = replace(settings or LintSettings(), broker_properties=PropertiesOptions(cr=str(cr_path), ordinal=0))
         fragment = ""
     elif fragment.startswith(JSON_MARK):
         from dataclasses import replace

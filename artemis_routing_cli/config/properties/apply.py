@@ -1,7 +1,9 @@
 """Applying property lines to the broker's beans, one line at a time, as ``populateWithProperties``.
 
 For each line: ``${}`` is substituted in key and value (XMLUtil.replaceSystemPropsInString, so an
-undefined name without default becomes ""), ``ENC(...)`` values are noted as masked, then the key
+undefined name without default becomes ""), a value written ``ENC(...)`` (all of it, after the
+substitution, whatever its key) is decoded with the configuration's password codec as
+``PasswordMaskingUtil.resolveMask(null, value, codec)`` does (:mod:`..masked`), then the key
 is walked step by step (:mod:`.paths`): a collection's step finds its entry by name or creates it
 (a ``(NAME)`` step only finds), a null nested bean is created with its no-argument constructor, a
 map takes any key. The last step is set with the broker's conversions (:mod:`.convert`), or, when
@@ -17,6 +19,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from ..masked import blowfish_decode, codec_key, undecodable_reason
 from ..positions import Pos
 from ..substitution import Lookup, substitute
 from . import convert
@@ -24,6 +27,7 @@ from .beans import (
     BOOL,
     DOUBLE,
     INT,
+    JAVA_CLASSES,
     JAVA_NAMES,
     LIST,
     LONG,
@@ -53,7 +57,9 @@ OVERRIDES_XML = "AR718"
 JSON_NESTED_MAP = "AR719"
 LATIN1 = "AR720"
 NO_FACTORY = "AR721"
-
+UNDECODABLE = "AR722"
+BP_NOT_GIVEN = "AR723"
+PASSWORD_CODEC = "passwordCodec"  # ConfigurationImpl.setPasswordCodec: the codec of the sources after this one
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +90,19 @@ class StatusError:
 
 
 class _Refused(Exception):
-    """The broker refuses this line (InvocationTargetException or another exception in setProperty)."""
+    """The broker refuses this line (InvocationTargetException or another exception in setProperty).
+
+    ``str()`` is the status' reason: the exception's ``toString()`` as ``trackError`` records it (the
+    cause of an InvocationTargetException when it has one); ``explain``, when given, says it in
+    arouter's words for the finding."""
+
+    def __init__(self, reason: str, explain: str | None = None) -> None:
+        super().__init__(reason)
+        self.explain = explain
+
+
+_ITE = "java.lang.reflect.InvocationTargetException: "
+_NSME = "java.lang.NoSuchMethodException: "
 
 
 _SECRET_WORDS = ("pass", "secret", "token", "credential")
@@ -99,6 +117,33 @@ def _comparable(value: object) -> object:
     return value
 
 
+def _java_string(value: object, kind: object) -> str:
+    """``String.valueOf`` of a property's current value, as the broker's message quotes it (an object
+    without its own toString() prints its identity hash, which no one can know in advance)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Bean):
+        return f"{JAVA_CLASSES.get(value.kind, 'java.lang.Object')}@<identity hash>"
+    if isinstance(value, float):
+        return _double_string(value)
+    return str(value)
+
+
+def _double_string(x: float) -> str:
+    """``Double.toString``: plain between 10^-3 and 10^7, else ``d.dddE[-]n`` (shortest digits)."""
+    if x != x or x in (float("inf"), float("-inf")):
+        return "NaN" if x != x else ("Infinity" if x > 0 else "-Infinity")
+    if x == 0 or 1e-3 <= abs(x) < 1e7:
+        return repr(x)
+    mantissa, _, exponent = f"{x:e}".partition("e")
+    digits = repr(abs(x)).replace(".", "").lstrip("0").split("e")[0].rstrip("0") or "0"
+    digits = digits if len(digits) > 1 else digits + "0"
+    sign = "-" if x < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:]}E{int(exponent)}"
+
+
 def _secret(key: str) -> bool:
     """Keys whose values are never shown (the broker redacts names holding PASSWORD; we also catch
     misspellings such as ``passwrd`` and other secret-looking names)."""
@@ -109,10 +154,13 @@ def _secret(key: str) -> bool:
 class Applier:
     """The properties pass over one broker's beans; ``findings`` and ``errors`` collect as it goes."""
 
-    def __init__(self, root: Bean, lookup: Lookup, xml_file: str | None = None) -> None:
+    def __init__(self, root: Bean, lookup: Lookup, xml_file: str | None = None,
+                 codec: bytes | str = b"clusterpassword") -> None:
         self.root = root
         self.lookup = lookup
         self.xml_file = xml_file
+        self.codec = codec  # the password codec's Blowfish key, or why it cannot decode (masked.codec_key)
+        self.secrets: list[str] = []  # decoded ENC(...) values: never printed
         self.findings: list[Finding] = []
         self.kept: list[PropLine] = []  # lines for sections arouter does not model
         self._from_env: set[int] = set()  # lines whose value came (partly) from ${} substitution
@@ -125,10 +173,20 @@ class Applier:
     def apply_source(self, lines: list[PropLine], show_secrets: bool = False) -> list[StatusError]:
         surround, remove = DEFAULT_SURROUND, DEFAULT_REMOVE
         todo: list[tuple[str, str, PropLine]] = []
+        masked: set[int] = set()
+        codec: str | None = None
         for line in lines:
             key, value = self._substitute(line)
             if value != line.value:
                 self._from_env.add(id(line))
+            if value.startswith("ENC(") and value.endswith(")"):  # PasswordMaskingUtil.isEncMasked
+                masked.add(id(line))
+                plain = self._unmask(value, line, key)
+                if plain is None:
+                    continue
+                value = plain
+            if key == PASSWORD_CODEC:
+                codec = value
             if key == KEY_SURROUND:
                 surround = value
                 continue
@@ -138,19 +196,45 @@ class Applier:
             todo.append((key, value, line))
         errors: list[StatusError] = []
         for key, value, line in todo:
-            self._hidden = (not show_secrets) and (_secret(key) or value.startswith("ENC(")
-                                                   or id(line) in self._from_env)
+            self._hidden = id(line) in masked or ((not show_secrets) and (_secret(key) or id(line) in self._from_env))
             try:
                 self._apply(key, value, line, surround, remove)
             except _Refused as refused:
                 shown = "****" if self._hidden else value
-                reason = str(refused).replace(repr(value), "'****'") if self._hidden else str(refused)
+                reason = str(refused)
+                explain = refused.explain
+                if self._hidden and value:
+                    reason = reason.replace(value, "****")
+                    explain = explain.replace(repr(value), "'****'") if explain else explain
                 errors.append(StatusError(f"{key}={shown}", reason))
                 said = self.findings[-1] if self.findings else None
                 if said is None or said.pos != line.pos or said.rule not in (UNKNOWN_NAME, JSON_NESTED_MAP):
-                    self.findings.append(Finding(REJECTED, line.pos, f"the broker refuses {key}: {reason}; the line "
-                                                 "is only an error in its status, the rest still applies"))
+                    because = f" ({explain})" if explain else ""
+                    self.findings.append(Finding(REJECTED, line.pos, f"the broker refuses {key}{because}: {reason}; "
+                                                 "the line is only an error in its status, the rest still applies"))
+        if codec is not None:  # set on the configuration by this source: the sources after it decode with it
+            self.codec = codec_key(codec, self.lookup.properties, self.lookup.environ)
         return errors
+
+    def _unmask(self, value: str, line: PropLine, key: str) -> str | None:
+        """The decoded value, or None when the codec throws (a finding: the broker does not start).
+        A codec class of the user's own cannot be run here: the value is kept as written."""
+        inner = value[4:-1]
+        if isinstance(self.codec, bytes):
+            plain = blowfish_decode(inner, self.codec)
+            if plain is not None:
+                self.secrets.append(plain)
+                return plain
+            why = undecodable_reason(inner, self.codec)
+        elif self.codec.startswith("codec "):
+            return value
+        else:
+            why = self.codec
+        self.findings.append(Finding(UNDECODABLE, line.pos, f"{key}: the password codec cannot decode this ENC(...) "
+                                     f"value ({why}): parseProperties throws and the broker does not start",
+                                     hint="mask the value again with 'artemis mask', with the codec key the broker "
+                                          "uses"))
+        return None
 
     def _substitute(self, line: PropLine) -> tuple[str, str]:
         out = []
@@ -223,7 +307,7 @@ class Applier:
                 self._top_level(name, line, key)
                 self.kept.append(line)
                 return None
-            self._unknown(target, name, line, key)
+            self._unknown(target, name, line, key, leaf=False)
         if kind == OTHER:
             target.other[key] = line.value
             target.touched = True
@@ -238,7 +322,8 @@ class Applier:
             if mapped is not None:
                 found = current.find(mapped)
                 if found is None:
-                    raise _Refused(f"Entry does not exist in: {name} for mapped key: {mapped}")
+                    raise _Refused(f"{_ITE}Entry does not exist in: {name} for mapped key: {mapped}",
+                                   f"{name}({mapped}) only finds an existing entry")
                 trail.append(found)
                 path.append(mapped)
                 return found
@@ -258,8 +343,8 @@ class Applier:
                                                  "under an object the broker creates fails (java.util.Map.<init>()): "
                                                  "nothing is set", hint=f"write \"{name}\": \"K=V,K2=V2\" instead"))
                 target.failed_below.append(line.pos)
-                raise _Refused("java.lang.NoSuchMethodException: java.util.Map.<init>() (the object was made "
-                               f"by this key, without a {name} map)")
+                raise _Refused(f"{_NSME}java.util.Map.<init>()",
+                               f"the object was made by this key, without a {name} map")
             return current
         if isinstance(kind, Nested) or kind == NAMED:
             if current is None:
@@ -282,7 +367,11 @@ class Applier:
         entries.items.append(bean)
         return bean
 
-    def _unknown(self, bean: Bean, name: str, line: PropLine, key: str) -> None:
+    def _unknown(self, bean: Bean, name: str, line: PropLine, key: str, leaf: bool = True) -> None:
+        """A name the bean does not have. At the last step ``setProperty`` finds no descriptor and throws
+        an InvocationTargetException without cause; a step to go through (or a removal, which reads the
+        property first) fails in ``PropertyUtilsBean.getSimpleProperty``, whose NoSuchMethodException is
+        the cause the status shows."""
         names = [n for n in SCHEMAS[bean.kind] if n != "name"]
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
         if not close:
@@ -292,7 +381,10 @@ class Applier:
         created = " (the entry is still created)" if bean.created == line.pos else ""
         self.findings.append(Finding(UNKNOWN_NAME, line.pos, f"{key}: {JAVA_NAMES[bean.kind]} has no property "
                                      f"{name!r}; the broker only notes it in its status{created}", hint=hint))
-        raise _Refused(f"No accessor method descriptor for: {name} on: class {JAVA_NAMES[bean.kind]}")
+        java = JAVA_CLASSES[bean.kind]
+        if leaf:
+            raise _Refused(f"{_ITE}No accessor method descriptor for: {name} on: class {java}")
+        raise _Refused(f"{_NSME}Unknown property '{name}' on class 'class {java}'")
 
     def _top_level(self, name: str, line: PropLine, key: str) -> None:
         """A top-level name arouter does not model: kept, not judged, unless it is so close to one of
@@ -318,13 +410,18 @@ class Applier:
                 current.items.clear()
             elif isinstance(current, dict):
                 current.clear()
+            elif kind == LIST and (isinstance(current, (list, tuple)) or target.kind == "ClusterConnection"):
+                # a List property: the collection is cleared (a cluster connection's starts as an empty list;
+                # a pool's and a broadcast group's start null, which cannot be cleared)
+                target.values[name] = ()
             elif kind is None:
                 if target.kind == "Configuration":
                     self.kept.append(line)
                     return
-                self._unknown(target, name, line, key)
+                self._unknown(target, name, line, key, leaf=False)
             else:
-                raise _Refused(f"Can only clear entries from collection or map properties. property: {name}")
+                raise _Refused(f"{_ITE}Can only clear entries from collection or map properties. property: {name}, "
+                               f"on: {_java_string(current, kind)}")
 
     def _set(self, target: object, name: str, value: str, line: PropLine, key: str, path: list[str],
              trail: list[Bean]) -> None:
@@ -346,9 +443,9 @@ class Applier:
             if target.kind == "Configuration":
                 self.kept.append(line)
                 return
-            self._unknown(target, name, line, key)
+            self._unknown(target, name, line, key, leaf=True)
         if kind == OTHER:
-            target.other[key] = value
+            target.other[key] = line.value if self._hidden else value  # a decoded secret is not kept
             return
         new = self._convert(kind, value, line, key)
         old_pos = target.origins.get(name)
@@ -420,14 +517,14 @@ class Applier:
             elif kind == MAP:
                 result = convert.to_map(value)
             elif isinstance(kind, EnumType):
-                result = convert.to_enum(value, kind.constants)
+                result = convert.to_enum(value, kind.constants, kind.java)
             elif kind == NAMED:
                 named = Bean("Named", {"name": value, "properties": {}}, {"name": line.pos}, created=line.pos)
                 return named
             else:
                 raise _Refused(f"{key} cannot be set from text (argument type mismatch)")
         except convert.ConversionError as exc:
-            raise _Refused(str(exc)) from None
+            raise _Refused(str(exc), exc.explain) from None
         if result.silent is not None:
             said = result.silent.replace(repr(value), "'****'") if self._hidden else result.silent
             self.findings.append(Finding(SILENT_DEFAULT, line.pos, f"{key}: {said}"))

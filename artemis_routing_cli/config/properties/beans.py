@@ -22,6 +22,7 @@ STR, INT, LONG, DOUBLE, BOOL, LIST, MAP, NAMED, OTHER = ("str", "int", "long", "
 @dataclass(frozen=True, slots=True)
 class Enum:
     constants: tuple[str, ...]
+    java: str = ""  # the enum class (Enum.valueOf's message names it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,12 @@ class Coll:
 
 Type = str | Enum | Nested | Coll
 
+_ARTEMIS = "org.apache.activemq.artemis."
+_SERVER = _ARTEMIS + "core.server."
+_KEY_TYPE = Enum(KEY_TYPES, _SERVER + "routing.KeyType")
+_LOAD_BALANCING = Enum(LOAD_BALANCING_TYPES, _SERVER + "cluster.impl.MessageLoadBalancingType")
+_DIVERT_ROUTING = Enum(DIVERT_ROUTING_TYPES, _SERVER + "ComponentConfigurationRoutingType")
+
 SCHEMAS: dict[str, dict[str, Type]] = {
     "Configuration": {
         "connectionRouters": Coll("ConnectionRouter"),
@@ -51,7 +58,7 @@ SCHEMAS: dict[str, dict[str, Type]] = {
         "broadcastGroupConfigurations": Coll("BroadcastGroup"),
     },
     "ConnectionRouter": {
-        "name": STR, "keyType": Enum(KEY_TYPES), "keyFilter": STR, "localTargetFilter": STR,
+        "name": STR, "keyType": _KEY_TYPE, "keyFilter": STR, "localTargetFilter": STR,
         "cacheConfiguration": Nested("Cache"), "poolConfiguration": Nested("Pool"), "policyConfiguration": NAMED,
     },
     "Cache": {"persisted": BOOL, "timeout": INT},
@@ -66,7 +73,7 @@ SCHEMAS: dict[str, dict[str, Type]] = {
         "name": STR, "address": STR, "connectorName": STR, "clientFailureCheckPeriod": LONG, "connectionTTL": LONG,
         "retryInterval": LONG, "retryIntervalMultiplier": DOUBLE, "maxRetryInterval": LONG,
         "initialConnectAttempts": INT, "reconnectAttempts": INT, "callTimeout": LONG, "callFailoverTimeout": LONG,
-        "duplicateDetection": BOOL, "messageLoadBalancingType": Enum(LOAD_BALANCING_TYPES), "maxHops": INT,
+        "duplicateDetection": BOOL, "messageLoadBalancingType": _LOAD_BALANCING, "maxHops": INT,
         "confirmationWindowSize": INT, "producerWindowSize": INT, "staticConnectors": LIST,
         "discoveryGroupName": STR, "allowDirectConnectionsOnly": BOOL, "minLargeMessageSize": INT,
         "clusterNotificationInterval": LONG, "clusterNotificationAttempts": INT, "clientId": STR,
@@ -74,7 +81,7 @@ SCHEMAS: dict[str, dict[str, Type]] = {
     },
     "Divert": {
         "name": STR, "routingName": STR, "address": STR, "forwardingAddress": STR, "exclusive": BOOL,
-        "filterString": STR, "transformerConfiguration": OTHER, "routingType": Enum(DIVERT_ROUTING_TYPES),
+        "filterString": STR, "transformerConfiguration": OTHER, "routingType": _DIVERT_ROUTING,
     },
     "DiscoveryGroup": {
         "name": STR, "refreshTimeout": LONG, "discoveryInitialWaitTimeout": LONG, "stoppingTimeout": LONG,
@@ -91,6 +98,14 @@ JAVA_NAMES = {
     "ClusterConnection": "ClusterConnectionConfiguration", "Divert": "DivertConfiguration",
     "DiscoveryGroup": "DiscoveryGroupConfiguration", "BroadcastGroup": "BroadcastGroupConfiguration",
 }
+# Their packages: Class.toString() is "class " + the full name, which the broker's status reasons quote.
+_PACKAGES = {
+    "Configuration": "core.config.impl.", "ConnectionRouter": "core.config.routing.", "Cache": "core.config.routing.",
+    "Pool": "core.config.routing.", "Named": "core.config.routing.", "Acceptor": "api.core.", "Connector": "api.core.",
+    "ClusterConnection": "core.config.", "Divert": "core.config.", "DiscoveryGroup": "api.core.",
+    "BroadcastGroup": "api.core.",
+}
+JAVA_CLASSES = {kind: _ARTEMIS + _PACKAGES[kind] + name for kind, name in JAVA_NAMES.items()}
 
 
 @dataclass(eq=False, slots=True)

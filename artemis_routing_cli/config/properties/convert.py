@@ -23,7 +23,14 @@ LONG_MIN, LONG_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
 class ConversionError(ValueError):
-    """The broker refuses the value: an error in its status, the property keeps its value."""
+    """The broker refuses the value: an error in its status, the property keeps its value.
+
+    ``str()`` is the reason the broker's status gives (the exception's ``toString()``); ``explain``
+    says it in arouter's words, for the finding."""
+
+    def __init__(self, reason: str, explain: str | None = None) -> None:
+        super().__init__(reason)
+        self.explain = explain
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,20 +67,28 @@ def to_long(text: str) -> Converted:
     if m:
         number = int(m.group(1))
         if number > LONG_MAX:
-            raise ConversionError(f"failed to parse long value from {text!r}")
+            raise _long_error(text)
         value = number * _FACTOR[(m.group(2) or "")[:1].lower()]
         value = (value + 2 ** 63) % 2 ** 64 - 2 ** 63  # Java's long multiplication wraps
         return Converted(value)
     parsed = java_parse_integer(text, bits=64)
     if parsed is None:
-        raise ConversionError(f"failed to parse long value from {text!r}")
+        raise _long_error(text)
     return Converted(parsed)
 
 
-def to_enum(text: str, constants: tuple[str, ...]) -> Converted:
+def _long_error(text: str) -> ConversionError:
+    # ActiveMQUtilBundle.failedToParseLong (AMQ209004), an IllegalArgumentException
+    return ConversionError(f"java.lang.IllegalArgumentException: AMQ209004: Failed to parse long value from {text}",
+                           f"{text!r} is not a number with an optional byte suffix (K, MB, GiB...)")
+
+
+def to_enum(text: str, constants: tuple[str, ...], java: str = "") -> Converted:
+    """``Enum.valueOf`` (the broker's String converter does it for any enum type)."""
     if text in constants:
         return Converted(text)
-    raise ConversionError(f"no enum constant {text!r}; one of {', '.join(constants)} (exact case, no blanks)")
+    raise ConversionError(f"java.lang.IllegalArgumentException: No enum constant {java}.{text}",
+                          f"{text!r} is not one of {', '.join(constants)} (exact case, no blanks)")
 
 
 def to_list(text: str) -> Converted:
@@ -94,6 +109,7 @@ def to_map(text: str) -> Converted:
             continue
         kv = java_split(entry, "=")
         if len(kv) != 2:
-            raise ConversionError(f"map value {text} not in k=v format")
+            raise ConversionError(f"java.lang.IllegalArgumentException: map value {text} not in k=v format",
+                                  f"{entry!r} is not K=V")
         out[kv[0]] = kv[1]
     return Converted(out)

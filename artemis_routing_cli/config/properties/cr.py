@@ -159,30 +159,61 @@ def _source(path: str, label: str, items: list[CrItem], header: bool) -> Source:
     try:
         entries = load_properties(text)
     except PropertiesSyntaxError as exc:
-        source.load_error = exc.message
+        source.load_error = exc.java or exc.message
         source.load_error_pos = pos(exc.line)
         return source
     source.lines = [PropLine(e.key, e.value, pos(e.line), label=label(e.line)) for e in entries]
     return source
 
 
-def deployment_size(path: str) -> int:
-    """``spec.deploymentPlan.size`` of a CR (1 when absent or not a small whole number)."""
+BP_SUFFIX = "-bp"  # common.BrokerPropsSuffix
+
+
+@dataclass(frozen=True, slots=True)
+class BpSecret:
+    """A secret in ``spec.deploymentPlan.extraMounts.secrets`` whose name ends in ``-bp``: the operator
+    mounts it at ``/amq/extra/secrets/<name>/`` and adds ``<that>/,<that>/broker-${STATEFUL_SET_ORDINAL}/``
+    to ``-Dbroker.properties``, after the CR's own properties, in list order."""
+
+    name: str
+    line: int
+
+
+def _spec_path(path: str, *keys: str) -> object:
+    """The YAML node at ``spec.<keys>`` of a CR (None when absent or unreadable: read_cr says why)."""
     import yaml
 
     p = Path(path)
     try:
         if not stat.S_ISREG(p.stat().st_mode) or p.stat().st_size > MAX_CR_BYTES:
-            return 1
+            return None
         text = p.read_bytes()[:MAX_CR_BYTES].decode("utf-8", "replace")
         if _nesting(text) > MAX_NESTING:
-            return 1
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+            return None
+        node: object = yaml.compose(text, Loader=yaml.SafeLoader)
     except (OSError, RecursionError, yaml.YAMLError):
-        return 1  # read_cr says what is wrong
-    spec = _mapping(root).get("spec") if isinstance(root, yaml.MappingNode) else None
-    plan = _mapping(spec).get("deploymentPlan") if isinstance(spec, yaml.MappingNode) else None
-    size = _mapping(plan).get("size") if isinstance(plan, yaml.MappingNode) else None
+        return None
+    for key in ("spec", *keys):
+        node = _mapping(node).get(key) if isinstance(node, yaml.MappingNode) else None
+    return node
+
+
+def bp_secrets(path: str) -> list[BpSecret]:
+    """The ``-bp`` secrets a CR mounts as broker properties, in the operator's order."""
+    import yaml
+
+    node = _spec_path(path, "deploymentPlan", "extraMounts", "secrets")
+    if not isinstance(node, yaml.SequenceNode):
+        return []
+    return [BpSecret(item.value, item.start_mark.line + 1) for item in node.value
+            if isinstance(item, yaml.ScalarNode) and item.tag == _STR and item.value.endswith(BP_SUFFIX)]
+
+
+def deployment_size(path: str) -> int:
+    """``spec.deploymentPlan.size`` of a CR (1 when absent or not a small whole number)."""
+    import yaml
+
+    size = _spec_path(path, "deploymentPlan", "size")
     if isinstance(size, yaml.ScalarNode) and size.value.isascii() and size.value.isdigit():
         return max(1, min(int(size.value), MAX_ORDINALS))
     return 1

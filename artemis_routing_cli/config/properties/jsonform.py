@@ -132,6 +132,7 @@ def _flatten(pairs: list[tuple[str, Any]], parent: str, surround: str, lines: An
             found[full] = (full, "true" if value else "false", found.get(full, (0, 0, line))[2])
         elif value is None or isinstance(value, list):
             kind = "NULL" if value is None else "ARRAY"
-            raise PropertiesSyntaxError(f"JSON value type not supported: {kind}", line, 1)
+            raise PropertiesSyntaxError(f"JSON value type not supported: {kind}", line, 1,
+                                        f"java.lang.IllegalStateException: JSON value type not supported: {kind}")
         else:
             found[full] = (full, _number_text(value), found.get(full, (0, 0, line))[2])

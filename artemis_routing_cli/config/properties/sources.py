@@ -5,9 +5,10 @@ the system property ``broker.properties`` if set, else ``artemis run --propertie
 ``<instance>/etc/broker.properties`` if that file exists (``Run``: ``new File(getBrokerEtc(),
 "broker.properties")``; a stock instance keeps broker.xml in that same etc folder, so arouter looks
 beside broker.xml). The value is split on ``,``; an entry ending in ``/`` is a directory whose
-names matching ``.*\\.(json|properties)`` (or ``?filter=REGEX``) are applied in ``Arrays.sort``
-order, a missing directory being skipped; any other entry is a file, and a missing or unreadable
-file stops the broker. A ``.json`` file is the JSON form. Last come the JVM system properties
+names matching ``.*\\.(json|properties)`` (or ``?filter=REGEX``: a java.util.regex pattern,
+URL-decoded as ``URISupport.parseQuery`` does) are applied in ``Arrays.sort`` order, a missing
+directory being skipped; any other entry is a file, and a missing or unreadable file stops the
+broker. A ``.json`` file is the JSON form. Last come the JVM system properties
 named ``brokerconfig.*`` (``-D`` here), prefix removed.
 
 Hostile input: regular files only, at most :data:`MAX_FILE_BYTES` each and :data:`MAX_FILES` in all.
@@ -19,11 +20,12 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ConfigError
+from ...javastr import java_parse_integer, java_split, java_utf8_decode
 from ..positions import Pos
 from .apply import PropLine
 from .jsonform import load_json
@@ -33,7 +35,6 @@ BROKER_PROPERTIES = "broker.properties"  # ActiveMQDefaultConfiguration.BROKER_P
 SYSTEM_PREFIX = "brokerconfig."  # ActiveMQDefaultConfiguration.getDefaultSystemPropertyPrefix()
 MAX_FILE_BYTES = 16 * 1024 * 1024  # far beyond any real properties file
 MAX_FILES = 10_000
-_DEFAULT_FILTER = r".*\.(json|properties)"
 
 
 @dataclass(slots=True)
@@ -97,7 +98,7 @@ def parse_bytes(data: bytes, shown: str, name: str) -> Source:
             source.lines = [PropLine(e.key, e.value, Pos(shown, e.line, 1)) for e in load_properties(text)]
     except PropertiesSyntaxError as exc:
         source.lines = []
-        source.load_error = exc.message
+        source.load_error = exc.java or exc.message
         source.load_error_pos = Pos(shown, exc.line, exc.column)
     return source
 
@@ -119,28 +120,106 @@ def _java_sorted(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: n.encode("utf-16-be"))
 
 
+def url_decode(text: str) -> str:
+    """``URLDecoder.decode(text, UTF_8)``: ``+`` is a blank, runs of ``%XX`` are UTF-8 bytes; a
+    malformed escape throws (ValueError here, with the JDK's message)."""
+    if "%" not in text and "+" not in text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "+":
+            out.append(" ")
+            i += 1
+        elif c == "%":
+            data = bytearray()
+            while i + 2 < n and c == "%":
+                value = java_parse_integer(text[i + 1:i + 3], radix=16)  # Integer.parseInt: a sign is taken
+                if value is None:
+                    raise ValueError("URLDecoder: Illegal hex characters in escape (%) pattern")
+                if value < 0:
+                    raise ValueError("URLDecoder: Illegal hex characters in escape (%) pattern - negative value")
+                data.append(value)
+                i += 3
+                if i < n:
+                    c = text[i]
+            if i < n and c == "%":
+                raise ValueError("URLDecoder: Incomplete trailing escape (%) pattern")
+            out.append(java_utf8_decode(bytes(data)))
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def split_query(entry: str) -> tuple[str, str | None, bool]:
+    """(path, filter, given) of one list entry as ``parseProperties`` reads it with ``URISupport``:
+    the path ends at the first ``?``, the query starts after the last one, its parameters split on
+    ``&`` and ``;``, names and values URL-decoded (so ``+`` is a blank), the last ``filter`` wins; a
+    ``filter`` without ``=`` is null (the broker then fails: ``Pattern.compile(null)``)."""
+    if "?" not in entry:
+        return entry, None, False
+    query = entry[entry.rindex("?") + 1:]
+    found: str | None = None
+    given = False
+    if query:
+        for parameter in java_split(query.replace(";", "&"), "&"):
+            name, eq, value = parameter.partition("=")
+            try:
+                name = url_decode(name)
+                decoded = url_decode(value) if eq else None
+            except ValueError as exc:
+                raise ConfigError(f"{exc} in {parameter!r}: the broker does not start", file=entry) from None
+            if name == "filter":
+                found, given = decoded, True
+    return entry[:entry.index("?")], found, given
+
+
+# the default filter, ".*\.(json|properties)", in Java's meaning ('.' stops at Java's line terminators)
+_DEFAULT = re.compile("[^\n\r\u0085\u2028\u2029]*\\.(?:json|properties)")
+
+
+def name_matcher(pattern: str | None, given: bool, entry: str) -> Callable[[str], bool]:
+    """``Pattern.compile(filter).matcher(name).matches()``, in java.util.regex's meaning."""
+    if not given:
+        return lambda name: _DEFAULT.fullmatch(name) is not None
+    if pattern is None:
+        raise ConfigError("?filter without '=': Pattern.compile(null) throws and the broker does not start",
+                          file=entry)
+    from ...jregex.javaregex import JavaRegexError, compile_java
+
+    try:
+        compiled = compile_java(pattern)
+    except JavaRegexError as exc:
+        if exc.construct is None:
+            raise ConfigError(f"?filter: {exc} (PatternSyntaxException): the broker does not start",
+                              file=entry) from None
+        raise ConfigError(f"?filter: {exc}", file=entry, hint=exc.hint) from None
+
+    def matches(name: str) -> bool:
+        try:
+            return compiled.matches(name)
+        except JavaRegexError as exc:
+            raise ConfigError(f"?filter on {name!r}: {exc}", file=entry) from None
+
+    return matches
+
+
 def read_list(spec: str, base: Path | None = None) -> list[Source]:
     """Every source of one comma list, in order."""
     out: list[Source] = []
-    for entry in spec.split(","):
-        pattern = _DEFAULT_FILTER
-        if "?" in entry:
-            entry, _, query = entry.partition("?")
-            for part in query.split("&"):
-                k, _, v = part.partition("=")
-                if k == "filter":
-                    pattern = v
+    for raw in java_split(spec, ","):  # String.split: trailing empty entries dropped, others kept
+        entry, pattern, given = split_query(raw)
+        matcher = name_matcher(pattern, given, raw)  # compiled before the path is looked at, as the broker does
         if not entry:
-            continue
+            raise ConfigError(f"empty entry in the properties list {spec!r}: the broker opens the file \"\" "
+                              "(FileNotFoundException) and does not start")
         path = Path(entry) if base is None or os.path.isabs(entry) else base / entry
         if entry.endswith("/"):
             if not path.is_dir():
                 continue  # the broker skips a directory that does not exist
-            try:
-                matcher = re.compile(pattern)
-            except re.error:
-                raise ConfigError(f"?filter={pattern}: not a regular expression", file=entry) from None
-            names = _java_sorted([n for n in os.listdir(path) if matcher.fullmatch(n)])
+            names = _java_sorted([n for n in os.listdir(path) if matcher(n)])
             if len(names) + len(out) > MAX_FILES:
                 raise ConfigError(f"more than {MAX_FILES} properties files", file=entry)
             for n in names:

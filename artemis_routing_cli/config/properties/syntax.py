@@ -29,11 +29,12 @@ class PropertiesSyntaxError(ValueError):
     """The file cannot be loaded (a malformed ``\\u`` escape): the broker records a loadError and
     applies nothing from this file."""
 
-    def __init__(self, message: str, line: int, column: int) -> None:
+    def __init__(self, message: str, line: int, column: int, java: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.column = column
+        self.java = java  # the exception's toString(), the status' loadError, where arouter knows it
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +110,8 @@ def _convert(raw: str, line: int, column: int) -> str:
         if c == "u":
             digits = raw[i:i + 4]
             if len(digits) < 4 or any(d not in _HEX for d in digits):
-                raise PropertiesSyntaxError("Malformed \\uxxxx encoding.", line, column)
+                raise PropertiesSyntaxError("Malformed \\uxxxx encoding.", line, column,
+                                            "java.lang.IllegalArgumentException: Malformed \\uxxxx encoding.")
             out.append(chr(int(digits, 16)))
             i += 4
         else:

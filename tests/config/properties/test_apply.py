@@ -211,7 +211,7 @@ def test_a_bad_unicode_escape_drops_the_whole_file(tmp_path: Path) -> None:
     cfg = applied(tmp_path, "connectionRouters.r.keyType=CLIENT_ID\nx=\\u12\n")
     assert cfg.connection_routers == ()
     assert rules(cfg) == [("AR710", 2)]
-    assert cfg.property_sources[0].load_error == "Malformed \\uxxxx encoding."
+    assert cfg.property_sources[0].load_error == "java.lang.IllegalArgumentException: Malformed \\uxxxx encoding."
 
 
 def test_json_form_and_its_nested_map_trap(tmp_path: Path) -> None:
@@ -293,3 +293,19 @@ def test_a_refused_line_still_creates_the_objects_on_its_way(tmp_path: Path) -> 
     (r,) = cfg.connection_routers
     assert r.pool is not None and r.pool.source == "none"  # initProperty made it before the name failed
     assert rules(cfg) == [("AR711", 1), ("AR717", 1)]
+
+
+def test_removing_a_list_property_clears_the_list(tmp_path: Path) -> None:
+    cfg = applied(tmp_path, "clusterConfigurations.cc.staticConnectors=a,b\nremove.value=DEL\n"
+                  "clusterConfigurations.cc.connectorName=x\nclusterConfigurations.cc.staticConnectors=DEL\n"
+                  "clusterConfigurations.dd.staticConnectors=DEL\n"  # Collections.emptyList() clears too
+                  "broadcastGroupConfigurations.b.connectorInfos=DEL\n")  # null: the broker refuses
+    # a repeated key keeps its first place and its last value: the removal is applied at line 1
+    assert [c.static_connectors for c in cfg.cluster_connections] == [(), ()]
+    (status,) = cfg.property_sources
+    assert [e.reason for e in status.errors] == [
+        "java.lang.reflect.InvocationTargetException: Can only clear entries from collection or map properties. "
+        "property: connectorInfos, on: null"]
+    cfg = applied(tmp_path, "clusterConfigurations.cc.staticConnectors=a,b\n"
+                  "clusterConfigurations.cc.staticConnectors=-\n")
+    assert cfg.cluster_connections[0].static_connectors == () and cfg.property_sources[0].errors == ()

@@ -2,7 +2,7 @@ import java.lang.reflect.Method;
 
 /**
  * Prints JDK's java.util.regex.Grapheme.getType for every code point as runs "start type", one a
- * line: the table artemis_routing_cli/routing/_javaregex_grapheme.py is generated from (Java 17).
+ * line: the table artemis_routing_cli/jregex/_javaregex_grapheme.py is generated from (Java 17).
  * Run with --add-opens java.base/java.util.regex=ALL-UNNAMED.
  */
 public final class GraphemeTypes {

@@ -13,9 +13,9 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from artemis_routing_cli.routing import _javaregex_charset as cs
-from artemis_routing_cli.routing import _javaregex_match as m
-from artemis_routing_cli.routing._javaregex_charset import CharSet
+from artemis_routing_cli.jregex import _javaregex_charset as cs
+from artemis_routing_cli.jregex import _javaregex_match as m
+from artemis_routing_cli.jregex._javaregex_charset import CharSet
 
 # Pattern flag bits, as in java.util.regex.Pattern.
 UNIX_LINES = 0x01

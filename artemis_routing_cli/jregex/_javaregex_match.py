@@ -21,10 +21,10 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from artemis_routing_cli.routing import _javaregex_charset as cs
-from artemis_routing_cli.routing._javaregex_charset import CharSet
-from artemis_routing_cli.routing._javaregex_grapheme import next_boundary
-from artemis_routing_cli.routing._match_budget import MATCH_TIMEOUT
+from artemis_routing_cli.jregex import _javaregex_charset as cs
+from artemis_routing_cli.jregex._javaregex_charset import CharSet
+from artemis_routing_cli.jregex._javaregex_grapheme import next_boundary
+from artemis_routing_cli.jregex._match_budget import MATCH_TIMEOUT
 
 Fn = Callable[["State", int], bool]
 

@@ -33,15 +33,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from artemis_routing_cli.errors import ArouterError
-from artemis_routing_cli.routing._javaregex_match import JavaThrows, Program, TooComplex, to_text, units
-from artemis_routing_cli.routing._javaregex_parser import Parser, SyntaxProblem, TranslationError
+from artemis_routing_cli.jregex._javaregex_match import JavaThrows, Program, TooComplex, to_text, units
+from artemis_routing_cli.jregex._javaregex_parser import Parser, SyntaxProblem, TranslationError
 
 from ._match_budget import MATCH_TIMEOUT
 
 if TYPE_CHECKING:
     import regex
 
-    from artemis_routing_cli.routing._javaregex_parser import Result
+    from artemis_routing_cli.jregex._javaregex_parser import Result
 
 __all__ = ["JAVA_REGEX", "JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
 

@@ -25,7 +25,7 @@ class _LazyTables:
 
     def __getattr__(self, name: str) -> Any:
         if _LazyTables._module is None:
-            _LazyTables._module = importlib.import_module("artemis_routing_cli.routing._javaregex_unicode")
+            _LazyTables._module = importlib.import_module("artemis_routing_cli.jregex._javaregex_unicode")
         return getattr(_LazyTables._module, name)
 
 
