@@ -8,18 +8,61 @@ cannot be written is a one-line usage error (exit 2) naming it, not a traceback.
 A run killed outright (``kill -9``) cannot remove its temporary file; the name says whose it was
 (``.OUT.arouter-PID-RANDOM.tmp``), and the next run writing beside ``OUT`` removes those whose
 process is gone.
+
+A command that must keep values out of its output (see ``redact_output``) sets a text filter with
+:func:`set_text_filter`: every file written here then goes through it, a line at a time.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
 from .errors import UsageError
+
+_TEXT_FILTER: Callable[[str], str] | None = None
+
+
+def set_text_filter(text_filter: Callable[[str], str] | None) -> None:
+    """Every text file written from now on goes through ``text_filter`` (None: as written)."""
+    global _TEXT_FILTER
+    _TEXT_FILTER = text_filter
+
+
+class _Filtered:
+    """``fh`` with each complete line passed through ``text_filter`` (a value never split in two)."""
+
+    def __init__(self, fh: TextIO, text_filter: Callable[[str], str]) -> None:
+        self._fh = fh
+        self._filter = text_filter
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        pending = self._pending + text
+        cut = pending.rfind("\n")
+        if cut < 0 and len(pending) < 65536:
+            self._pending = pending
+        else:
+            end = cut + 1 if cut >= 0 else len(pending)
+            self._fh.write(self._filter(pending[:end]))
+            self._pending = pending[end:]
+        return len(text)
+
+    def writelines(self, lines: Iterator[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def close_pending(self) -> None:
+        if self._pending:
+            self._fh.write(self._filter(self._pending))
+            self._pending = ""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._fh, name)
 
 
 def _mode_for(dest: Path) -> int:
@@ -77,7 +120,12 @@ def atomic_text(path: str, *, what: str = "output", newline: str | None = None) 
     done = False
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
-            yield fh
+            if _TEXT_FILTER is None:
+                yield fh
+            else:
+                filtered = _Filtered(fh, _TEXT_FILTER)
+                yield filtered  # type: ignore[misc]
+                filtered.close_pending()
         try:
             os.chmod(tmp, _mode_for(dest))
             os.replace(tmp, dest)

@@ -73,7 +73,7 @@ def free_port() -> int:
 
 
 def wait_listening(port: int) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
