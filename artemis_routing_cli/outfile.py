@@ -25,6 +25,7 @@ from typing import TextIO
 from .errors import UsageError
 
 _TEXT_FILTER: Callable[[str], str] | None = None
+_CHUNK = 65536
 
 
 def set_text_filter(text_filter: Callable[[str], str] | None) -> None:
@@ -34,22 +35,25 @@ def set_text_filter(text_filter: Callable[[str], str] | None) -> None:
 
 
 class _Filtered:
-    """``fh`` with each complete line passed through ``text_filter`` (a value never split in two)."""
+    """``fh`` with its text passed through ``text_filter`` in chunks of whole lines (a value is never
+    split in two)."""
 
     def __init__(self, fh: TextIO, text_filter: Callable[[str], str]) -> None:
         self._fh = fh
         self._filter = text_filter
-        self._pending = ""
+        self._parts: list[str] = []
+        self._size = 0
 
     def write(self, text: str) -> int:
-        pending = self._pending + text
-        cut = pending.rfind("\n")
-        if cut < 0 and len(pending) < 65536:
-            self._pending = pending
-        else:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= _CHUNK:  # filtered 64 KiB at a time, cut after a line
+            pending = "".join(self._parts)
+            cut = pending.rfind("\n")
             end = cut + 1 if cut >= 0 else len(pending)
             self._fh.write(self._filter(pending[:end]))
-            self._pending = pending[end:]
+            self._parts = [pending[end:]]
+            self._size = len(self._parts[0])
         return len(text)
 
     def writelines(self, lines: Iterator[str]) -> None:
@@ -57,9 +61,10 @@ class _Filtered:
             self.write(line)
 
     def close_pending(self) -> None:
-        if self._pending:
-            self._fh.write(self._filter(self._pending))
-            self._pending = ""
+        pending = "".join(self._parts)
+        if pending:
+            self._fh.write(self._filter(pending))
+        self._parts, self._size = [], 0
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._fh, name)

@@ -47,6 +47,7 @@ class Secrets:
 
     values: dict[str, str] = field(default_factory=dict)  # value (as printed on one line) -> label
     keep_quotes: bool = False  # a quoted secret keeps its quotes around the label (JSON stays JSON)
+    _prefilter: tuple[int, tuple[str, ...]] | None = None
     _long_cache: tuple[dict[str, str], list[tuple[str, str]]] | None = None
 
     def add(self, value: str | None, label: str) -> None:
@@ -80,8 +81,15 @@ class Secrets:
                 return label
         return None
 
+    def _could_hold(self, text: str) -> bool:
+        """False when ``text`` holds none of the secrets anywhere: a line of output costs a substring
+        search per secret (C speed), not the quoted-string passes."""
+        if self._prefilter is None or self._prefilter[0] != len(self.values):
+            self._prefilter = (len(self.values), tuple(self.values))
+        return any(form in text for form in self._prefilter[1])
+
     def redact_text(self, text: str) -> str:
-        if not self.values:
+        if not self.values or (self.keep_quotes and not self._could_hold(text)):
             return text
 
         def one(m: re.Match[str]) -> str:

@@ -16,6 +16,14 @@ clients at once, on loopback, from this process:
 The anchor is the same victim with no attacker, in the same run, against the same server. Printed:
 the victim's median, p99 and maximum latency per case, and the maximum over the anchor's maximum
 (the overshoot ratio). Nothing here asserts; the numbers go to bench/README.md.
+
+    python bench/regex_budget_bench.py --hold OLD_TREE NEW_TREE [--evaluations 40]
+
+measures what the victim waits for more directly and is far less sensitive to the machine's load:
+how long one routing decision holds the event loop (``serve.decide.route_within_budget`` on the
+router above, the filter set as management sets it), wall-clock and CPU time, max and median over
+``--evaluations`` decisions per case, for two trees in alternation in the same run (each in its own
+process), so both see the same load. The budget is 5 ms of wall-clock time.
 """
 
 from __future__ import annotations
@@ -133,12 +141,70 @@ def stats(times: list[float]) -> tuple[float, float, float]:
     return (statistics.median(ordered) * 1000, ordered[int(0.99 * (len(ordered) - 1))] * 1000, ordered[-1] * 1000)
 
 
+HOLD_CHILD = r"""
+import json, sys, time
+from artemis_routing_cli.config import load
+from artemis_routing_cli.routing.keys import Connection
+from artemis_routing_cli.routing.javaregex import compile_java
+from artemis_routing_cli.routing.selection import select_routers
+from artemis_routing_cli.routing.targets import state_from_options
+from artemis_routing_cli.serve.decide import MatchBudgetExceeded, route_within_budget
+config, operation, pattern, key, count = sys.argv[1:6]
+(router,) = select_routers(load(config), state_from_options(["t1=node-1", "t2=node-2"]), "bench", 0)
+compiled = compile_java(pattern)
+if hasattr(compiled, "prepare"):
+    compiled.prepare()  # as setLocalTargetFilter/setTargetKeyFilter do on the new tree
+if operation == "setLocalTargetFilter":
+    router.local_target_filter = compiled
+else:
+    router.key_filter = pattern
+conn = Connection(key, None, None, "/127.0.0.1:5000", (), False)
+walls, cpus = [], []
+for _ in range(int(count)):
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        route_within_budget(router, conn)
+    except MatchBudgetExceeded:
+        pass
+    walls.append(time.perf_counter() - wall)
+    cpus.append(time.thread_time() - cpu)
+print(json.dumps({"walls": walls, "cpus": cpus}))
+"""
+
+
+def hold(trees: list[str], evaluations: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp, "broker.xml")
+        config.write_text(BROKER_XML)
+        print(f"hold of one routing decision, {evaluations} decisions per case and tree, trees alternating")
+        print(f"{'case':52} {'tree':>5} {'wall max':>9} {'wall med':>9} {'cpu max':>8} {'cpu med':>8}  (ms)")
+        for name, operation, pattern, key in CASES:
+            rows: dict[str, dict[str, list[float]]] = {t: {"walls": [], "cpus": []} for t in trees}
+            for _ in range(4):  # alternate the trees so that both see the same load
+                for tree in trees:
+                    out = subprocess.run([sys.executable, "-c", HOLD_CHILD, str(config), operation, pattern, key,
+                                          str(max(1, evaluations // 4))], env={**os.environ, "PYTHONPATH": tree},
+                                         capture_output=True, text=True, check=True).stdout
+                    got = json.loads(out)
+                    rows[tree]["walls"] += got["walls"]
+                    rows[tree]["cpus"] += got["cpus"]
+            for label, tree in zip(("old", "new"), trees, strict=False):
+                w, c = rows[tree]["walls"], rows[tree]["cpus"]
+                print(f"{name:52} {label:>5} {max(w) * 1000:9.1f} {statistics.median(w) * 1000:9.1f} "
+                      f"{max(c) * 1000:8.1f} {statistics.median(c) * 1000:8.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tree", default=str(Path(__file__).resolve().parents[1]))
     parser.add_argument("--victims", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--hold", nargs=2, metavar=("OLD_TREE", "NEW_TREE"))
+    parser.add_argument("--evaluations", type=int, default=40)
     args = parser.parse_args()
+    if args.hold:
+        hold(list(args.hold), args.evaluations)
+        return
     port, mport = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp, "broker.xml")
