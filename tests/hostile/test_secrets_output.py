@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.protocols.mqtt import MqttClient
-from tests.cli.helpers import REPO, arouter
+from tests.cli.helpers import REPO, Run
 
 from .helpers import XI, assert_clean, capped
 
@@ -217,9 +217,12 @@ def test_analyze_summary_and_report(planted: Path) -> None:
     pytest.importorskip("pyspark")
     (planted / "keys.txt").write_text("".join(f"FOO{i}\nLOCAL{i}\nbar{i}\n" for i in range(50)))
     report = planted / "report.html"
-    run = arouter("analyze", *_args(planted, "--keys", str(planted / "keys.txt"), "-r", "r1", "-f", "json",
-                                    "--report", str(report), "--conf", "spark.sql.shuffle.partitions=2"),
-                  cwd=planted, env={**ENV, "PYTHONWARNINGS": "ignore"})  # no memory cap: the JVM reserves more
+    env = {**os.environ, **ENV, "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "artemis_routing_cli", "analyze",
+                           *_args(planted, "--keys", str(planted / "keys.txt"), "-r", "r1", "-f", "json",
+                                  "--report", str(report), "--conf", "spark.sql.shuffle.partitions=2")],
+                          cwd=planted, env=env, capture_output=True, text=True, timeout=900, check=False)
+    run = Run(proc.returncode, proc.stdout, proc.stderr)  # no memory cap: the JVM reserves more
     assert_clean(run, 0)
     _nothing_planted(run.out + run.err + report.read_text())
     assert json.loads(run.out)["routers"]
