@@ -10,8 +10,9 @@ management answers (:func:`scrub`). What the guard replaces, and by what:
 * a value substituted from ``${NAME}`` whose value came from the environment or a property
   (``-D``, ``[properties]``) - by the token as written, ``${NAME}``;
 * text pulled in with ``<xi:include>`` - by ``<from FILE>``;
-* a value of a broker properties file (``--properties``, ``broker.properties``, a CR) - by
-  ``<KEY from FILE>``, and a ``${NAME}`` such a value names, by ``${NAME}``;
+* the value of a ``${NAME}`` that a broker properties file (``--properties``,
+  ``broker.properties``, a CR) names - by ``${NAME}`` (what such a file writes itself is shown, as
+  what broker.xml writes is: the same configuration, in another form);
 * passwords, **always**, even with ``--show-values``: elements and attributes whose name holds
   "password", ``...password=`` URL parameters (also ``ENC(...)`` ones), every model field or
   transport parameter whose name holds "password" (so a value the loader decoded from ``ENC(...)``
@@ -69,7 +70,8 @@ def _model_passwords(obj: object, secrets: Secrets, depth: int = 0) -> None:
 def config_secrets(config: Any, *, show_values: bool, property_lines: Iterable[tuple[str, str, str]] = (),
                    defines: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None) -> Secrets:
     """What must not be printed for a loaded ``BrokerConfig`` (see the module docstring).
-    ``property_lines``: (key, value, file) of each broker properties line."""
+    ``property_lines``: (key, value, file) of each broker properties line (``file`` is kept for callers
+    that label by it)."""
     secrets = Secrets(keep_quotes=True)
     locator = getattr(config, "locator", None)
     if config.core is not None and locator is not None:
@@ -81,12 +83,11 @@ def config_secrets(config: Any, *, show_values: bool, property_lines: Iterable[t
                 secrets.add(use.value, use.token)
     _model_passwords(config, secrets)
     env = os.environ if environ is None else environ
-    for key, value, file in property_lines:
+    for key, value, _file in property_lines:
         key = _SAFE.sub("?", key)
         if any(word in key.lower() for word in _SECRET_WORDS):
             secrets.add(value, f"<{key} hidden>")
-        elif not show_values:
-            secrets.add(value, f"<{key} from {_SAFE.sub('?', file)}>")
+        elif not show_values:  # written in the file: shown, as a value written in broker.xml is
             for m in _TOKEN.finditer(value):
                 name = m.group(1).strip()
                 found = (defines or {}).get(name, env.get(name))

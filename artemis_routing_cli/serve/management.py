@@ -159,7 +159,8 @@ class ManagementServer:
             status, headers, body = _error(401, "java.lang.SecurityException", "authentication required")
             return status, {"WWW-Authenticate": 'Basic realm="arouter"', **headers}, body
         if path == "/metrics":
-            return 200, {"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}, _scrubbed(self.metrics.render()).encode()
+            metrics = _scrubbed(self.metrics.render())
+            return 200, {"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}, metrics.encode()
         prefix = next((p for p in JOLOKIA_PREFIXES if path == p or path.startswith(p + "/")), None)
         if prefix is None:
             return _error(404, "java.lang.IllegalArgumentException", "not found")

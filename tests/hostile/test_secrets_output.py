@@ -31,7 +31,7 @@ PROPS_FILTER = "propsfilter-planted-6"
 PROPS_PASSWORD = "propspassword-planted-7"
 VALUES = (ENV_HOST, ENV_FILTER, PROP_HOST, INCLUDED)  # shown with --show-values
 PASSWORDS = (URL_PASSWORD, CLUSTER_PASSWORD, PROPS_PASSWORD)  # never shown
-ENV = {"T1HOST": ENV_HOST, "FILTER": f"^{ENV_FILTER}|FOO.*", "NO_COLOR": "1"}
+ENV = {"T1HOST": ENV_HOST, "FILTER": f"^{ENV_FILTER}|FOO.*", "PROPS_ENV": f"{PROPS_FILTER}|FOO.*", "NO_COLOR": "1"}
 
 BROKER = f"""<?xml version="1.0" encoding="UTF-8"?>
 <configuration xmlns="urn:activemq" {XI}><core xmlns="urn:activemq:core">
@@ -66,7 +66,7 @@ BROKER = f"""<?xml version="1.0" encoding="UTF-8"?>
 def planted(tmp_path: Path) -> Path:
     (tmp_path / "ltf.txt").write_text(INCLUDED)
     (tmp_path / "broker.xml").write_text(BROKER)
-    (tmp_path / "extra.properties").write_text(f"connectionRouters.r2.keyFilter={PROPS_FILTER}\n"
+    (tmp_path / "extra.properties").write_text("connectionRouters.r2.keyFilter=${PROPS_ENV}\n"
                                                f"clusterPassword={PROPS_PASSWORD}\n")
     return tmp_path
 
@@ -100,6 +100,7 @@ def test_simulate_broker_properties_values_and_passwords(planted: Path) -> None:
     assert_clean(run, 0)
     _nothing_planted(run.out + run.err)
     assert "literal-host.example.net" in run.out  # written in broker.xml: an operator needs it
+    assert "${PROPS_ENV}" in run.out
 
 
 def test_simulate_batch_output_file(planted: Path) -> None:
