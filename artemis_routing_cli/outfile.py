@@ -8,18 +8,66 @@ cannot be written is a one-line usage error (exit 2) naming it, not a traceback.
 A run killed outright (``kill -9``) cannot remove its temporary file; the name says whose it was
 (``.OUT.arouter-PID-RANDOM.tmp``), and the next run writing beside ``OUT`` removes those whose
 process is gone.
+
+A command that must keep values out of its output (see ``redact_output``) sets a text filter with
+:func:`set_text_filter`: every file written here then goes through it, a line at a time.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
 from .errors import UsageError
+
+_TEXT_FILTER: Callable[[str], str] | None = None
+_CHUNK = 65536
+
+
+def set_text_filter(text_filter: Callable[[str], str] | None) -> None:
+    """Every text file written from now on goes through ``text_filter`` (None: as written)."""
+    global _TEXT_FILTER
+    _TEXT_FILTER = text_filter
+
+
+class _Filtered:
+    """``fh`` with its text passed through ``text_filter`` in chunks of whole lines (a value is never
+    split in two)."""
+
+    def __init__(self, fh: TextIO, text_filter: Callable[[str], str]) -> None:
+        self._fh = fh
+        self._filter = text_filter
+        self._parts: list[str] = []
+        self._size = 0
+
+    def write(self, text: str) -> int:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= _CHUNK:  # filtered 64 KiB at a time, cut after a line
+            pending = "".join(self._parts)
+            cut = pending.rfind("\n")
+            end = cut + 1 if cut >= 0 else len(pending)
+            self._fh.write(self._filter(pending[:end]))
+            self._parts = [pending[end:]]
+            self._size = len(self._parts[0])
+        return len(text)
+
+    def writelines(self, lines: Iterator[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def close_pending(self) -> None:
+        pending = "".join(self._parts)
+        if pending:
+            self._fh.write(self._filter(pending))
+        self._parts, self._size = [], 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._fh, name)
 
 
 def _mode_for(dest: Path) -> int:
@@ -77,7 +125,12 @@ def atomic_text(path: str, *, what: str = "output", newline: str | None = None) 
     done = False
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
-            yield fh
+            if _TEXT_FILTER is None:
+                yield fh
+            else:
+                filtered = _Filtered(fh, _TEXT_FILTER)
+                yield filtered  # type: ignore[misc]
+                filtered.close_pending()
         try:
             os.chmod(tmp, _mode_for(dest))
             os.replace(tmp, dest)

@@ -10,6 +10,7 @@ hidden always.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -20,6 +21,8 @@ from .diagnostics import Diagnostic
 
 # Quoted values in a message: 'text' or "text" (a long quote ends with "...").
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_SINGLE_QUOTED = re.compile(r"'([^'\n]*)'")
+_DOUBLE_QUOTED = re.compile(r"(?!)()|\"([^\"\n]*)\"")  # group 2, as in _QUOTED
 _URL_PASSWORD = re.compile(r"(?i)[a-z]*password=([^;&\s<>\"']+)")
 # Secrets shorter than this are hidden only where a quote is exactly them ('1', 'NIO' are common).
 _MIN_ANYWHERE = 6
@@ -27,6 +30,11 @@ _MIN_ANYWHERE = 6
 _MAX_SCANNED = 2_000
 # A quote cut short ("...") is hidden when it is the start of a secret at least this long.
 _MIN_PREFIX = 8
+
+
+def _plain(name: str) -> str:
+    """A file name fit for a label inside a JSON string or a quote."""
+    return re.sub(r"[\"'\\\x00-\x1f<>]", "?", name)
 
 
 def _one_line(text: str) -> str:
@@ -38,14 +46,20 @@ class Secrets:
     """What must not be printed, each with the label shown in its place."""
 
     values: dict[str, str] = field(default_factory=dict)  # value (as printed on one line) -> label
+    keep_quotes: bool = False  # a quoted secret keeps its quotes around the label (JSON stays JSON)
+    _prefilter: tuple[int, tuple[str, ...]] | None = None
     _long_cache: tuple[dict[str, str], list[tuple[str, str]]] | None = None
 
     def add(self, value: str | None, label: str) -> None:
+        """``value`` is shown as ``label``; so are its forms in JSON (escaped, ASCII or not) and in a
+        Python repr (``'a\\\\d'``), where it is printed that way."""
         if value is None:
             return
-        value = _one_line(value.strip())
-        if value and value not in self.values:
-            self.values[value] = label
+        value = value.strip()
+        for form in (_one_line(value), json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
+                     repr(value)[1:-1]):
+            if form and form not in self.values:
+                self.values[form] = label
 
     def _long(self) -> list[tuple[str, str]]:
         """Secrets long enough to be looked for inside text (the longest first, at most a few thousand)."""
@@ -57,7 +71,7 @@ class Secrets:
 
     def _label_for(self, quoted: str) -> str | None:
         label = self.values.get(quoted)
-        if label is not None:
+        if label is not None or self.keep_quotes:  # outputs: the long ones are replaced where they are
             return label
         cut = quoted[:-3] if quoted.endswith("...") else quoted[:-1] if quoted.endswith("\u2026") else None
         for secret, label in self._long():
@@ -67,16 +81,28 @@ class Secrets:
                 return label
         return None
 
+    def _could_hold(self, text: str) -> bool:
+        """False when ``text`` holds none of the secrets anywhere: a line of output costs a substring
+        search per secret (C speed), not the quoted-string passes."""
+        if self._prefilter is None or self._prefilter[0] != len(self.values):
+            self._prefilter = (len(self.values), tuple(self.values))
+        return any(form in text for form in self._prefilter[1])
+
     def redact_text(self, text: str) -> str:
-        if not self.values:
+        if not self.values or (self.keep_quotes and not self._could_hold(text)):
             return text
 
         def one(m: re.Match[str]) -> str:
             quoted = m.group(1) if m.group(1) is not None else m.group(2)
             label = self._label_for(quoted)
-            return m.group(0) if label is None else label
+            if label is None:
+                return m.group(0)
+            return m.group(0)[0] + label + m.group(0)[-1] if self.keep_quotes else label
 
-        text = _QUOTED.sub(one, text)
+        if self.keep_quotes:  # 'x' inside "..." (an explanation in JSON) is a quote of its own
+            text = _DOUBLE_QUOTED.sub(one, _SINGLE_QUOTED.sub(one, text))
+        else:
+            text = _QUOTED.sub(one, text)
         for secret, label in self._long():
             if secret in text:
                 text = text.replace(secret, label)
@@ -92,9 +118,12 @@ class Secrets:
 
 
 def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], included_texts: Iterable[tuple[str, str]],
-            file_of: object, main_file: str, *, show_values: bool) -> Secrets:
-    """The secrets of one loaded document (see the module docstring)."""
-    secrets = Secrets()
+            file_of: object, main_file: str, *, show_values: bool, references: bool = False,
+            secrets: Secrets | None = None) -> Secrets:
+    """The secrets of one loaded document (see the module docstring). ``references``: a substituted
+    value is shown as the token written in the file (``${FILTER}``) and an included one as
+    ``<from FILE>`` - the shorter form outputs other than findings use."""
+    secrets = secrets if secrets is not None else Secrets()
     for el in root.iter(etree.Element):
         name = etree.QName(el).localname.lower()
         if "password" in name:
@@ -112,9 +141,10 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
         source = getattr(rep, "source", "")
         if source in ("env", "property"):
             where = "the environment" if source == "env" else "a property"
-            secrets.add(rep.value, f"<value of {rep.token} from {where}>")  # type: ignore[attr-defined]
+            token = rep.token  # type: ignore[attr-defined]
+            secrets.add(rep.value, token if references else f"<value of {token} from {where}>")  # type: ignore[attr-defined]
     for display, text in included_texts:
-        label = f"<text from {display}>"
+        label = f"<from {_plain(display)}>" if references else f"<text from {display}>"
         secrets.add(text, label)
         for line in text.splitlines():
             if len(line.strip()) >= _MIN_ANYWHERE:
@@ -122,7 +152,7 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
     for el in root.iter(etree.Element):
         display = file_of(el)  # type: ignore[operator]
         if display != main_file:
-            label = f"<value from {display}>"
+            label = f"<from {_plain(display)}>" if references else f"<value from {display}>"
             secrets.add(el.text, label)
             if len(el.attrib) <= 64:
                 for value in el.attrib.values():

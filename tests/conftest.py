@@ -59,3 +59,13 @@ def mosquitto(tmp_path: Path):  # noqa: ANN201 - yields tests.peers.Mosquitto
         pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
     yield broker
     broker.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_output_guard_left() -> object:
+    """A command run in-process (CliRunner) guards the process's output with its config's secrets
+    (redact_output.guard); the next test must not inherit that guard."""
+    yield
+    from artemis_routing_cli import redact_output
+
+    redact_output.release()

@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("routing", ("routing",)),
     ("messages", ("messages",)),
     ("rules", ("rules",)),
-    ("linting", ("linting", "redact")),
+    ("linting", ("linting", "redact", "redact_output")),
     ("verdict", ("verdict",)),  # the broker's deploy verdict, from linting's findings
     ("diffing", ("diffing",)),  # arouter diff's pure core
     ("protocols", ("protocols",)),  # sans-IO codecs

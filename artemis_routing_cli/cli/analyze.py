@@ -54,6 +54,7 @@ def analyze_command(
     properties: Optional[list[str]] = opt.PROPERTIES,
     cr: Optional[str] = opt.CR,
     ordinal: Optional[int] = opt.ORDINAL,
+    show_values: bool = opt.SHOW_VALUES,
     master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
                                          "under spark-submit, the submitted one)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
@@ -91,7 +92,7 @@ def analyze_command(
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
     mapping = parse_key_columns(key_column or [])
-    cfg = load_routable(config, define, ignore_invalid, "analyze", properties, cr, ordinal)
+    cfg = load_routable(config, define, ignore_invalid, "analyze", properties, cr, ordinal, show_values=show_values)
     cfg_path = cfg.path
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)

@@ -121,7 +121,7 @@ def load_broker(config: str | None, define: list[str] | None, properties: list[s
 
 def load_routable(config: str | None, define: list[str] | None, ignore_invalid: bool, command: str,
                   properties: list[str] | None = None, cr: str | None = None,
-                  ordinal: int | None = None) -> BrokerConfig:
+                  ordinal: int | None = None, *, show_values: bool = False) -> BrokerConfig:
     """:func:`load_broker` for a command that routes (simulate, serve, analyze), judged as the broker
     would judge it (arouter.verdict): a config the broker would not start with ends the command with
     validate's finding and exit code 1, unless ``--ignore-invalid`` (then each finding is a
@@ -130,6 +130,7 @@ def load_routable(config: str | None, define: list[str] | None, ignore_invalid: 
 
     path, options = broker_options(config, define, properties, cr, ordinal)
     checked = load_checked(path, options, going_on=ignore_invalid)
+    guard_output(checked.config, options, show_values)
     refusals = checked.verdict.refusals
     if refusals and not ignore_invalid:
         raise refusal_error(checked.verdict, command)
@@ -139,16 +140,33 @@ def load_routable(config: str | None, define: list[str] | None, ignore_invalid: 
 
 
 def load_judged(config: str | None, define: list[str] | None, command: str, properties: list[str] | None = None,
-                cr: str | None = None, ordinal: int | None = None) -> BrokerConfig:
+                cr: str | None = None, ordinal: int | None = None, *, show_values: bool = False) -> BrokerConfig:
     """:func:`load_broker` for a command that reads the config without routing on it (probe): the
     broker's verdict is said (the broker would not start with it), and the command goes on."""
     from ..verdict import finding_text, load_checked
 
-    checked = load_checked(*broker_options(config, define, properties, cr, ordinal), going_on=True)
+    path, options = broker_options(config, define, properties, cr, ordinal)
+    checked = load_checked(path, options, going_on=True)
+    guard_output(checked.config, options, show_values)
     for d in checked.verdict.refusals:
         note(f"arouter: warning: {finding_text(d)}; the broker would not start with this config "
              f"({command} checks its targets all the same)")
     return checked.config
+
+
+def guard_output(cfg: BrokerConfig, options: LoadOptions, show_values: bool) -> None:
+    """From here on the command's output (stdout, stderr, files, management answers) shows no value
+    that came from the environment, a property or an included file (unless ``show_values``) and no
+    password (ever): see :mod:`artemis_routing_cli.redact_output`."""
+    from ..config.properties import sources_for
+    from ..redact_output import config_secrets, guard
+
+    props = options.broker_properties
+    lines: list[tuple[str, str, str]] = []
+    if props is not None:
+        for source in sources_for(cfg.path, props, options.properties):
+            lines.extend((line.key, line.value, source.path) for line in source.lines)
+    guard(config_secrets(cfg, show_values=show_values, property_lines=lines, defines=options.properties))
 
 
 def broker_options(config: str | None, define: list[str] | None, properties: list[str] | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP
+from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, SHOW_VALUES_HELP
 
 NODE_ID = typer.Option(None, "--node-id", metavar="TARGET=ID", help="Node id (broker UUID) of a target (repeat).")
 DOWN = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat).")
@@ -17,3 +17,4 @@ IGNORE_INVALID = typer.Option(False, "--ignore-invalid",
 PROPERTIES = typer.Option(None, "--properties", metavar="PATH[,PATH...]", help=PROPERTIES_HELP)
 CR = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP)
 ORDINAL = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP)
+SHOW_VALUES = typer.Option(False, "--show-values", help=SHOW_VALUES_HELP)

@@ -48,6 +48,7 @@ def probe_command(
     properties: Optional[list[str]] = opt.PROPERTIES,
     cr: Optional[str] = opt.CR,
     ordinal: Optional[int] = opt.ORDINAL,
+    show_values: bool = opt.SHOW_VALUES,
 ) -> None:
     """Probe the routers' pool targets: connection, handshake, readiness, and each pool's quorum."""
     from ..probe.jolokia import check_template
@@ -66,7 +67,7 @@ def probe_command(
     if cafile is not None and not os.path.isfile(cafile):
         raise UsageError("--cafile: file not found", file=cafile)
 
-    cfg = load_judged(config, define, "probe", properties, cr, ordinal)
+    cfg = load_judged(config, define, "probe", properties, cr, ordinal, show_values=show_values)
     options = ProbeOptions(timeout=timeout, protocol=protocol, jolokia=jolokia, cafile=cafile,
                            insecure=insecure, discovery_timeout=discovery_timeout, local_url=local)
     if watch:

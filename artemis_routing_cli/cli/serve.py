@@ -32,6 +32,7 @@ def serve_command(
     properties: Optional[list[str]] = opt.PROPERTIES,
     cr: Optional[str] = opt.CR,
     ordinal: Optional[int] = opt.ORDINAL,
+    show_values: bool = opt.SHOW_VALUES,
     router: Optional[list[str]] = typer.Option(None, "--router", "-r", metavar="NAME",
                                                help="Only acceptors of this router; with --listen, the router of "
                                                     "each --listen in order (repeat)."),
@@ -135,7 +136,7 @@ def serve_command(
         from ..serve.management import check_management_bind
 
         check_management_bind(parse_host_port(management, "--management")[0], management_user, management_insecure)
-    cfg = load_routable(config, define, ignore_invalid, "serve", properties, cr, ordinal)
+    cfg = load_routable(config, define, ignore_invalid, "serve", properties, cr, ordinal, show_values=show_values)
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     check_serve_inputs(cfg, state, router or [], monitor)
     options = ServeOptions(

@@ -52,6 +52,7 @@ def simulate_command(
     properties: Optional[list[str]] = opt.PROPERTIES,
     cr: Optional[str] = opt.CR,
     ordinal: Optional[int] = opt.ORDINAL,
+    show_values: bool = opt.SHOW_VALUES,
     address: Optional[str] = typer.Option(None, "--address", "-a",
                                           help="Message flow: send a message to this address."),
     prop: Optional[list[str]] = typer.Option(None, "--property", "-p", metavar="NAME=VALUE",
@@ -64,7 +65,7 @@ def simulate_command(
                                           help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
 ) -> None:
     """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
-    cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal)
+    cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values)
     if address is not None:
         from .simulate_flow import run_flow
 

@@ -67,6 +67,8 @@ class Positional:
 PATHS = Positional("paths", "[BROKER.XML]...",
                    "Files to check ('-' reads stdin; a .yaml file is an ActiveMQArtemis CR). Default: ./broker.xml, "
                    "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample.")
+SHOW_VALUES_HELP = ("Show values that came from the environment, -D/properties and included files "
+                    "(shown as ${NAME} or <from FILE> by default; passwords never are).")
 PROPERTIES_HELP = ("Broker properties applied after broker.xml, as `artemis run --properties`: files, and "
                    "directories ending in '/' (their *.properties and *.json, sorted); comma list, repeatable. "
                    "Default: broker.properties beside broker.xml.")
@@ -88,9 +90,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("output", ("--output", "-o"), "value", "Write the report to FILE (atomically)."),
     Option("quiet", ("--quiet", "-q"), "flag", "Text format: findings only, no summary.", default=False),
     Option("docs_url", ("--docs-url",), "value", "Base of rule help links in SARIF.", default=DEFAULT_DOCS_URL),
-    Option("show_values", ("--show-values",), "flag",
-           "Quote values from the environment, -D properties and included files in findings "
-           "(hidden by default; passwords always are).", default=False),
+    Option("show_values", ("--show-values",), "flag", SHOW_VALUES_HELP, default=False),
     Option("broker_properties", ("--properties",), "repeat", PROPERTIES_HELP, metavar="PATH[,PATH...]"),
     Option("cr", ("--cr",), "value", CR_HELP, metavar="CR.yaml"),
     Option("ordinal", ("--ordinal",), "int", ORDINAL_HELP, metavar="N"),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from artemis_routing_cli.jregex import _javaregex_charset as cs
 from artemis_routing_cli.jregex._javaregex_charset import CharSet
 from artemis_routing_cli.jregex._javaregex_grapheme import next_boundary
-from artemis_routing_cli.jregex._match_budget import MATCH_TIMEOUT
+from artemis_routing_cli.jregex._match_budget import MATCH_DEADLINE, WORK_PER_CHECK
 
 Fn = Callable[["State", int], bool]
 
@@ -80,11 +80,11 @@ def to_text(us: list[int]) -> str:
 class State:
     """Matcher state: the text, group bounds, loop counters, and the step budget."""
 
-    __slots__ = ("s", "n", "groups", "locals", "last", "lb_to", "steps", "first", "deadline")
+    __slots__ = ("s", "n", "groups", "locals", "last", "lb_to", "steps", "first", "deadline", "work")
 
     def __init__(self, s: list[int], ngroups: int, nlocals: int) -> None:
-        budget = MATCH_TIMEOUT.get()
-        self.deadline = None if budget is None else time.monotonic() + budget
+        self.deadline = MATCH_DEADLINE.get()
+        self.work = 0  # units since the clock was last looked at (a budget only)
         self.s = s
         self.n = len(s)
         self.groups = [-1] * (2 * ngroups + 2)
@@ -116,8 +116,18 @@ class State:
         self.steps += 1
         if self.steps > STEP_LIMIT:
             raise TooComplex
-        if self.deadline is not None and not self.steps & 1023 and time.monotonic() > self.deadline:
-            raise TimeoutError("regex evaluation exceeded its time budget")
+        if self.deadline is not None:
+            self.charge(1)
+
+    def charge(self, units: int) -> None:
+        """Count ``units`` of work against the budget; past :data:`WORK_PER_CHECK`, look at the clock."""
+        if self.deadline is None:
+            return
+        self.work += units
+        if self.work >= WORK_PER_CHECK:
+            self.work = 0
+            if time.monotonic() > self.deadline:
+                raise TimeoutError("regex evaluation exceeded its time budget")
 
 
 def _accept(st: State, i: int) -> bool:
@@ -236,6 +246,7 @@ class Slice(Node):
                 st.tick()
                 if i + size > st.n:
                     return False
+                st.charge(size)
                 s = st.s
                 for k in range(size):
                     if s[i + k] not in chars[k]:
@@ -245,6 +256,7 @@ class Slice(Node):
 
         def slice_cps(st: State, i: int) -> bool:
             st.tick()
+            st.charge(len(chars))
             x = i
             for one in chars:
                 if x >= st.n:
@@ -390,6 +402,7 @@ class Greedy(Node):
                         break
                     i += _charcount(cp)
                     n += 1
+            st.charge(n)
             while n >= cmin:
                 if nxt(st, i):
                     return True
@@ -688,6 +701,7 @@ class BackRef(Node):
             if i + size > st.n:
                 return False
             s = st.s
+            st.charge(size)
             if not ci:
                 for x in range(size):
                     if s[i + x] != s[j + x]:
@@ -910,6 +924,11 @@ class Program:
         finally:
             if old < _RECURSION:
                 sys.setrecursionlimit(old)
+
+    def prepare(self) -> None:
+        """Build both entry points now rather than at the first match."""
+        if self._find is None or self._whole is None:
+            self._build()
 
     def find(self, s: list[int]) -> tuple[int, int] | None:
         """Matcher.find() from 0: the (start, end) units of the first match."""

@@ -36,14 +36,15 @@ from artemis_routing_cli.errors import ArouterError
 from artemis_routing_cli.jregex._javaregex_match import JavaThrows, Program, TooComplex, to_text, units
 from artemis_routing_cli.jregex._javaregex_parser import Parser, SyntaxProblem, TranslationError
 
-from ._match_budget import MATCH_TIMEOUT
+from ._match_budget import MATCH_DEADLINE, fast_timeout, match_budget, remaining
 
 if TYPE_CHECKING:
     import regex
 
     from artemis_routing_cli.jregex._javaregex_parser import Result
 
-__all__ = ["JAVA_REGEX", "JavaPattern", "JavaRegexError", "check_java", "compile_java", "portability_notes"]
+__all__ = ["JAVA_REGEX", "MATCH_DEADLINE", "JavaPattern", "JavaRegexError", "check_java", "compile_java",
+           "match_budget", "portability_notes"]
 
 #: Whose regex semantics the answers are, as --explain says it.
 JAVA_REGEX = "java.util.regex as on Java 17"
@@ -113,6 +114,16 @@ class JavaPattern:
         object.__setattr__(self, "_compiled", compiled)
         return compiled
 
+    def prepare(self) -> JavaPattern:
+        """Compile both matchers now (the ``regex`` translation and the UTF-16 program), so that the
+        first key evaluated under a budget does not pay for compiling: serve calls it where a filter
+        is set."""
+        if not self.engine_only:
+            self._regex()
+        if self.program is not None:
+            self.program.prepare()
+        return self
+
     def fast(self, text: str) -> bool:
         """Whether the ``regex`` translation answers for ``text`` (else the UTF-16 matcher does)."""
         return not self.engine_only and _bmp_text(text)
@@ -139,8 +150,13 @@ class JavaPattern:
         inside a surrogate pair (the half is then a lone surrogate in the Python str).
         """
         if self.fast(text):
-            m = self._regex().search(text, timeout=MATCH_TIMEOUT.get())
-            return None if m is None else m.group(0)
+            try:
+                m = self._regex().search(text, timeout=fast_timeout())
+            except TimeoutError:
+                if not remaining():
+                    raise
+            else:
+                return None if m is None else m.group(0)
         span = self._engine("find", text)
         if span is None:
             return None
@@ -155,7 +171,11 @@ class JavaPattern:
     def matches(self, text: str) -> bool:
         """``Matcher.matches()``: does the whole text match."""
         if self.fast(text):
-            return self._regex().fullmatch(text, timeout=MATCH_TIMEOUT.get()) is not None
+            try:
+                return self._regex().fullmatch(text, timeout=fast_timeout()) is not None
+            except TimeoutError:
+                if not remaining():
+                    raise
         return bool(self._engine("matches", text))
 
 

@@ -9,8 +9,8 @@ from typing import NamedTuple
 
 from ..config.model import BrokerConfig
 from ..javastr import java_hashmap_order
-from ..jregex.javaregex import MATCH_TIMEOUT
 from ..protocols.core_buffer import ParamValue, TransportConfig
+from ..jregex.javaregex import match_budget
 from ..routing.keys import Connection
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router, RouteResult
 from ..routing.targets import Target
@@ -153,19 +153,18 @@ class MatchBudgetExceeded(Exception):
 
 
 def route_within_budget(router: Router, conn: Connection) -> RouteResult:
-    """``router.route(conn)`` with every regex evaluation bounded by :data:`MATCH_BUDGET_SECONDS`."""
-    token = MATCH_TIMEOUT.set(MATCH_BUDGET_SECONDS)
+    """``router.route(conn)`` with its regex evaluations (key-filter and local-target-filter together)
+    bounded by :data:`MATCH_BUDGET_SECONDS`."""
     try:
-        return router.route(conn)
+        with match_budget(MATCH_BUDGET_SECONDS):
+            return router.route(conn)
     except TimeoutError:
         filters = [f"key-filter {router.key_filter!r}" if router.key_filter else "",
                    f"local-target-filter {router.local_target_filter.source!r}"
                    if router.local_target_filter is not None else ""]
         raise MatchBudgetExceeded(
             f"router {router.name}: evaluating {' / '.join(f for f in filters if f) or 'a filter'} took longer "
-            f"than {MATCH_BUDGET_SECONDS * 1000:g} ms for this key, the budget one regex gets") from None
-    finally:
-        MATCH_TIMEOUT.reset(token)
+            f"than {MATCH_BUDGET_SECONDS * 1000:g} ms for this key, the budget its regex evaluations get") from None
 
 
 async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, metrics: Metrics, peer: Peer,

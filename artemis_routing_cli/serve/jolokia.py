@@ -27,8 +27,8 @@ import time
 from typing import Any
 
 from ..javastr import java_hashmap_order, java_is_blank, java_trim
-from ..jregex.javaregex import MATCH_TIMEOUT, JavaRegexError, compile_java
 from ..protocols.core_buffer import ParamValue, TransportConfig
+from ..jregex.javaregex import JavaRegexError, compile_java, match_budget
 from ..routing.router import OK, RouteResult
 from .decide import MATCH_BUDGET_SECONDS, RouterService
 
@@ -149,15 +149,13 @@ class RouterControl:
             key = None if args[0] is None else str(args[0])
             if key is None:
                 raise JolokiaError(500, "java.lang.NullPointerException", "the key is null")
-            token = MATCH_TIMEOUT.set(MATCH_BUDGET_SECONDS)
             try:
-                result = service.router.route_key(key)
+                with match_budget(MATCH_BUDGET_SECONDS):
+                    result = service.router.route_key(key)
             except TimeoutError:
                 raise JolokiaError(500, "java.util.concurrent.TimeoutException",
                                    f"the local-target-filter took longer than {MATCH_BUDGET_SECONDS * 1000:g} ms "
                                    "for this key (arouter's budget for one regex evaluation)") from None
-            finally:
-                MATCH_TIMEOUT.reset(token)
             if operation == "getTarget":
                 return target_composite(service, result)
             return target_json(service, result)
@@ -191,7 +189,7 @@ class RouterControl:
         pattern = None
         if not blank:
             try:
-                pattern = compile_java(text or "")
+                pattern = compile_java(text or "").prepare()  # compiled here, not in a key's budget
             except JavaRegexError as exc:
                 raise JolokiaError(500, "java.util.regex.PatternSyntaxException", str(exc)) from None
         if attribute == "LocalTargetFilter":

@@ -159,7 +159,8 @@ class ManagementServer:
             status, headers, body = _error(401, "java.lang.SecurityException", "authentication required")
             return status, {"WWW-Authenticate": 'Basic realm="arouter"', **headers}, body
         if path == "/metrics":
-            return 200, {"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}, self.metrics.render().encode()
+            metrics = _scrubbed(self.metrics.render())
+            return 200, {"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}, metrics.encode()
         prefix = next((p for p in JOLOKIA_PREFIXES if path == p or path.startswith(p + "/")), None)
         if prefix is None:
             return _error(404, "java.lang.IllegalArgumentException", "not found")
@@ -227,7 +228,15 @@ def _json(status: int, payload: object) -> tuple[int, dict[str, str], bytes]:
         text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (ValueError, RecursionError):
         return _error(500, "java.lang.IllegalStateException", "the answer cannot be written as JSON")
-    return status, {"Content-Type": "application/json; charset=utf-8"}, text.encode("utf-8", "replace")
+    return status, {"Content-Type": "application/json; charset=utf-8"}, _scrubbed(text).encode("utf-8", "replace")
+
+
+def _scrubbed(text: str) -> str:
+    """An answer without values from the environment, properties or included files, nor passwords
+    (unless ``--show-values``; passwords never): see redact_output."""
+    from ..redact_output import scrub
+
+    return scrub(text)
 
 
 def _invalid(why: str) -> dict[str, Any]:
