@@ -5,7 +5,7 @@
 
 For every format (text, json, sarif, junit, github) it records stdout, stderr and the exit code
 of ``python -m artemis_routing_cli validate`` on the sample, on generated files of 0.4, 1.6 and
-6.6 MB, and on the 179 corpus files (../shared/corpus, read in place, one call). Run it with
+6.6 MB, and on the 179 corpus files (../shared/corpus or $AROUTER_BENCH_CORPUS, read in place, one call). Run it with
 ``PYTHONPATH`` set to the checkout being measured. Exit 1 when anything differs from BASE.
 """
 
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validate_gen import generate_mb  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+CORPUS = Path(os.environ.get("AROUTER_BENCH_CORPUS", REPO / ".." / "shared" / "corpus")).resolve()
 FORMATS = ("text", "json", "sarif", "junit", "github")
 
 
@@ -38,6 +38,11 @@ def inputs(tmp: Path) -> dict[str, list[str]]:
     return sets
 
 
+def _neutral(data: bytes, tmp: str) -> bytes:
+    """Output with the checkout's and the temporary folder's paths (which differ per run) as REPO and TMP."""
+    return data.replace(tmp.encode(), b"TMP").replace(str(REPO).encode(), b"REPO")
+
+
 def record(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, NO_COLOR="1", AROUTER_NO_SETTINGS="1")
@@ -48,8 +53,8 @@ def record(out: Path) -> None:
                                       "-f", fmt, *files], capture_output=True, env=env, cwd=tmp)
                 stem = f"{name}.{fmt}"
                 # the temporary folder's name differs per run: shown as TMP
-                (out / f"{stem}.out").write_bytes(run.stdout.replace(tmp.encode(), b"TMP"))
-                (out / f"{stem}.err").write_bytes(run.stderr.replace(tmp.encode(), b"TMP"))
+                (out / f"{stem}.out").write_bytes(_neutral(run.stdout, tmp))
+                (out / f"{stem}.err").write_bytes(_neutral(run.stderr, tmp))
                 (out / f"{stem}.rc").write_text(f"{run.returncode}\n")
                 print(f"{stem}: exit {run.returncode}, {len(run.stdout):,} bytes", flush=True)
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validate_gen import generate_mb  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+CORPUS = Path(os.environ.get("AROUTER_BENCH_CORPUS", REPO / ".." / "shared" / "corpus")).resolve()
 FLOOR = Path(__file__).resolve().parent / "validate_floor.py"
 
 
