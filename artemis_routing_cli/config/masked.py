@@ -128,6 +128,15 @@ def _java_hex_digit(ch: str) -> int:
     return -1
 
 
+@lru_cache(maxsize=4)
+def _cipher(key: bytes) -> _Blowfish | None:
+    """Blowfish set up for ``key`` (521 encryptions; a file names one or two keys), None for a bad key."""
+    try:
+        return _Blowfish(key)
+    except ValueError:
+        return None
+
+
 def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
     """Whether the default codec's two-way algorithm decodes ``masked`` (the text inside ENC())."""
     data = hex_big_integer_bytes(masked)
@@ -135,9 +144,8 @@ def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
         return False
     if len(data) % 8:
         data = bytes(8 - len(data) % 8) + data
-    try:
-        cipher = _Blowfish(key)
-    except ValueError:
+    cipher = _cipher(key)
+    if cipher is None:
         return False
     plain = b"".join(cipher.decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
     pad = plain[-1]
