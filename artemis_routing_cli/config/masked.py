@@ -139,6 +139,22 @@ def _cipher(key: bytes) -> _Blowfish | None:
 
 def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
     """Whether the default codec's two-way algorithm decodes ``masked`` (the text inside ENC())."""
+    if len(masked) <= _CACHED_LENGTH:
+        return _decodes_cached(masked, key)
+    return _decodes(masked, key)
+
+
+# A file often repeats one masked value (the same pool password in every router): short values'
+# answers are remembered (a bounded number of short texts).
+_CACHED_LENGTH = 512
+
+
+@lru_cache(maxsize=256)
+def _decodes_cached(masked: str, key: bytes) -> bool:
+    return _decodes(masked, key)
+
+
+def _decodes(masked: str, key: bytes) -> bool:
     data = hex_big_integer_bytes(masked)
     if data is None:
         return False
