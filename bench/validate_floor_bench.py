@@ -1,6 +1,6 @@
 """``arouter validate`` against the floor program (bench/validate_floor.py), as ratios (issue 21).
 
-    python bench/validate_floor_bench.py [--repeat 7] [--callgrind] [--only corpus,gen,sample]
+    python bench/validate_floor_bench.py [--repeat 7] [--callgrind] [--only corpus,gen,sample] [--sizes 0.4,1.6,6.6]
 
 Cases, each measured as whole processes with the same interpreter:
   corpus   one ``arouter validate`` call over the 179 corpus files (../shared/corpus, read in
@@ -72,6 +72,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--only", default="corpus,gen,sample")
+    ap.add_argument("--sizes", default="0.4,1.6,6.6", help="generated file sizes, MB")
     args = ap.parse_args()
     wanted = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -85,7 +86,7 @@ def main() -> None:
             if corpus:
                 cases.append((f"corpus ({len(corpus)} files, one call)", corpus))
         if "gen" in wanted:
-            for mb in (0.4, 1.6, 6.6):
+            for mb in (float(x) for x in args.sizes.split(",")):
                 path = tmp / f"gen-{mb}.xml"
                 path.write_text(generate_mb(mb), encoding="utf-8")
                 cases.append((f"generated {path.stat().st_size / 1e6:.1f} MB", [str(path)]))
