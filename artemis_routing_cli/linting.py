@@ -147,13 +147,16 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
         if override is not None and override != d.severity:
             d = replace(d, severity=override)
         out.append(d)
-    from .redact import collect
+    if out:  # nothing to redact otherwise
+        from .redact import collect
 
-    secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of, doc.locator.main_file,
-                      show_values=settings.show_values)
-    for decoded in config.property_secrets:  # ENC(...) values of broker properties: hidden even with --show-values
-        secrets.add(decoded, "<masked value hidden>")
-    return FileReport(doc.path, ordered(secrets.redact(out)), raw=raw,
+        secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of,
+                          doc.locator.main_file, show_values=settings.show_values,
+                          has_includes=doc.locator.has_includes)
+        for decoded in config.property_secrets:  # ENC(...) values of broker properties: hidden even with --show-values
+            secrets.add(decoded, "<masked value hidden>")
+        out = secrets.redact(out)
+    return FileReport(doc.path, ordered(out), raw=raw,
                       property_sources=config.property_sources)
 
 

@@ -119,17 +119,18 @@ class Secrets:
 
 def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], included_texts: Iterable[tuple[str, str]],
             file_of: object, main_file: str, *, show_values: bool, references: bool = False,
-            secrets: Secrets | None = None) -> Secrets:
+            secrets: Secrets | None = None, has_includes: bool = True) -> Secrets:
     """The secrets of one loaded document (see the module docstring). ``references``: a substituted
     value is shown as the token written in the file (``${FILTER}``) and an included one as
     ``<from FILE>`` - the shorter form outputs other than findings use."""
     secrets = secrets if secrets is not None else Secrets()
     for el in root.iter(etree.Element):
-        name = etree.QName(el).localname.lower()
-        if "password" in name:
-            secrets.add(el.text, f"<{etree.QName(el).localname} hidden>")
-        if el.text and "assword=" in el.text:
-            for m in _URL_PASSWORD.finditer(el.text):
+        local = el.tag.rpartition("}")[2]  # the local name, without QName's object per element
+        text = el.text
+        if "password" in local.lower():
+            secrets.add(text, f"<{local} hidden>")
+        if text and "assword=" in text:
+            for m in _URL_PASSWORD.finditer(text):
                 secrets.add(m.group(1), "<password hidden>")
     # attributes through one XPath (walking a huge attribute list from Python is slow)
     for attr in root.xpath("//@*[contains(translate(local-name(), 'PASSWORD', 'password'), 'password')]"):
@@ -149,6 +150,8 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
         for line in text.splitlines():
             if len(line.strip()) >= _MIN_ANYWHERE:
                 secrets.add(line, label)
+    if not has_includes:
+        return secrets  # every element is from main_file
     for el in root.iter(etree.Element):
         display = file_of(el)  # type: ignore[operator]
         if display != main_file:

@@ -138,8 +138,19 @@ def blowfish_decode(masked: str, key: bytes = DEFAULT_KEY) -> str | None:
     return None if plain is None else plain.decode("utf-8", "replace")
 
 
+@lru_cache(maxsize=4)
+def _cipher(key: bytes) -> _Blowfish | None:
+    """Blowfish set up for ``key`` (521 encryptions; a file names one or two keys), None for a bad key."""
+    try:
+        return _Blowfish(key)
+    except ValueError:
+        return None
+
+
 def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
     """Whether the default codec's two-way algorithm decodes ``masked`` (the text inside ENC())."""
+    if len(masked) <= _CACHED_LENGTH:
+        return _decrypt_cached(masked, key) is not None
     return _decrypt(masked, key) is not None
 
 
@@ -158,15 +169,24 @@ def undecodable_reason(masked: str, key: bytes = DEFAULT_KEY) -> str:
             "a bad key is used during decryption.")
 
 
+# A file often repeats one masked value (the same pool password in every router): short values'
+# answers are remembered (a bounded number of short texts).
+_CACHED_LENGTH = 512
+
+
+@lru_cache(maxsize=256)
+def _decrypt_cached(masked: str, key: bytes) -> bytes | None:
+    return _decrypt(masked, key)
+
+
 def _decrypt(masked: str, key: bytes) -> bytes | None:
     data = hex_big_integer_bytes(masked)
     if data is None:
         return None
     if len(data) % 8:
         data = bytes(8 - len(data) % 8) + data
-    try:
-        cipher = _Blowfish(key)
-    except ValueError:
+    cipher = _cipher(key)
+    if cipher is None:
         return None
     plain = b"".join(cipher.decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
     pad = plain[-1]

@@ -184,8 +184,9 @@ class Locator:
         if ranks is None:
             ranks = self._ranks = {}
             counts: dict[tuple[str, int, str], int] = {}
+            origin, main = self._origin, self.main_file
             for node in el.getroottree().getroot().iter(etree.Element):
-                k = (self.file_of(node), node.sourceline or 1, node.tag)
+                k = (origin.get(node, main) if origin else main, node.sourceline or 1, node.tag)
                 n = counts.get(k, 0)
                 if n:
                     ranks[node] = n

@@ -9,7 +9,8 @@ twice. A cluster connection finds its peers through `<static-connectors>` or a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
 
 from ..config.model import ClusterConnection
 from ..diagnostics import Diagnostic, RuleMeta, Severity
@@ -95,9 +96,12 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             yield _same_address(ctx, members)
     heads = [members[0] for members in groups.values()]
     includes = [_includes(cc.address) or [""] for cc in heads]
+    index = _PrefixIndex(includes)
     for j, second in enumerate(heads):
-        # one finding per group: the first earlier group it overlaps
-        for i in range(j):
+        # one finding per group: the first earlier group it overlaps. Only groups with an inclusion
+        # nested in (or around) one of this group's can overlap it: those are the ones compared.
+        nested = index.nested_before(j)
+        for i in range(j) if nested is None else nested:
             first = heads[i]
             witness = _overlap(first.address, includes[i], second.address, includes[j])
             if witness is None:
@@ -108,6 +112,59 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                              f"({_describe(second)}) both carry {shown}: messages there are forwarded twice",
                              section=f"cluster-connection {second.name}")
             break
+
+
+class _PrefixIndex:
+    """Which groups have an inclusion that is a prefix of, or starts with, a given group's.
+
+    Two groups can only overlap through such a nested pair (see :func:`overlap`). Finding them by
+    lookup, not by comparing every pair, keeps the rule linear in the number of groups when their
+    addresses are disjoint (the usual case): each group is compared only with the groups it nests
+    with. A lookup that would cost more steps than comparing with every earlier group (thousands of
+    inclusions of distinct lengths nested in each other) gives up, and the caller compares them all.
+    """
+
+    def __init__(self, includes: list[list[str]]) -> None:
+        self.includes = includes
+        self.exact: dict[str, list[int]] = {}
+        for i, entries in enumerate(includes):
+            for entry in dict.fromkeys(entries):
+                self.exact.setdefault(entry, []).append(i)
+        self.lengths = sorted({len(entry) for entry in self.exact})
+        self.ordered = sorted(self.exact)
+
+    def nested_before(self, j: int) -> list[int] | None:
+        """The groups before ``j`` (ascending) with an inclusion nested with one of ``j``'s.
+
+        None when finding them took more than ``j`` steps (plus a small allowance).
+        """
+        found: set[int] = set()
+        budget = j + 16
+        for entry in self.includes[j]:
+            for length in self.lengths:  # inclusions that are a prefix of this one
+                if length > len(entry):
+                    break
+                budget -= 1
+                budget = self._take(self.exact.get(entry[:length], ()), j, found, budget)
+                if budget < 0:
+                    return None
+            at = bisect_left(self.ordered, entry)  # inclusions that start with this one sort after it
+            while at < len(self.ordered) and self.ordered[at].startswith(entry):
+                budget = self._take(self.exact[self.ordered[at]], j, found, budget - 1)
+                if budget < 0:
+                    return None
+                at += 1
+        return sorted(found)
+
+    @staticmethod
+    def _take(groups: Iterable[int], j: int, found: set[int], budget: int) -> int:
+        """Add the groups before ``j`` (``groups`` ascending) to ``found``; the budget left."""
+        for i in groups:
+            if i >= j or budget < 0:
+                break
+            found.add(i)
+            budget -= 1
+        return budget
 
 
 def _same_address(ctx: Context, members: list[ClusterConnection]) -> Diagnostic:

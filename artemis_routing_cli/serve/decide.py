@@ -9,8 +9,8 @@ from typing import NamedTuple
 
 from ..config.model import BrokerConfig
 from ..javastr import java_hashmap_order
-from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..jregex.javaregex import match_budget
+from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..routing.keys import Connection
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router, RouteResult
 from ..routing.targets import Target

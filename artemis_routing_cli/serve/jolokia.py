@@ -27,8 +27,8 @@ import time
 from typing import Any
 
 from ..javastr import java_hashmap_order, java_is_blank, java_trim
-from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..jregex.javaregex import JavaRegexError, compile_java, match_budget
+from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..routing.router import OK, RouteResult
 from .decide import MATCH_BUDGET_SECONDS, RouterService
 

@@ -9,7 +9,6 @@ what only broker.xml knows (its ``fields``, the element positions) where it came
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -348,6 +347,8 @@ def _divert(b: Bean, fallback: Pos) -> Divert:
     if b.source is None:
         extra = {"address": None, "forwarding_address": None}
         if "routingName" not in b.values:
+            import uuid  # (uuid imports platform: only when a divert is created from properties)
+
             extra["routing_name"] = str(uuid.uuid4())  # DivertConfiguration's default: a random UUID
         if "filterString" in b.values:
             extra["filter_pos"] = b.origins.get("filterString")

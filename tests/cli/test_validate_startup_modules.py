@@ -1,0 +1,26 @@
+"""validate on the sample leaves out standard modules only other paths need (uuid imports platform)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import SAMPLE
+
+PROBE = """
+import sys
+sys.argv = ['arouter', 'validate', '-q', '--no-settings', ARG]
+from artemis_routing_cli.cli.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+print(sorted(m for m in ('uuid', 'platform') if m in sys.modules))
+"""
+
+
+def test_validate_does_not_import_uuid() -> None:
+    code = PROBE.replace("ARG", repr(str(SAMPLE)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
