@@ -28,7 +28,8 @@ def _keys(tmp: Path, n: int, seed: int) -> Path:
 def _simulated(keys: Path) -> dict[int, tuple[str, str, str]]:
     sim = arouter("simulate", "-r", ROUTER, "--keys-file", str(keys), "-f", "jsonl")
     assert sim.code == 0, sim.err
-    return {n: (x["key"], x["status"], x["target"] or "") for n, x in enumerate(map(json.loads, sim.out.splitlines()), 1)}
+    return {n: (x["key"], x["status"], x["target"] or "")
+            for n, x in enumerate(map(json.loads, sim.out.splitlines()), 1)}
 
 
 def _written(out: Path) -> dict[int, tuple[str, str, str]]:
