@@ -91,6 +91,29 @@ def check_remote(remote: Remote, timeout: float = 5.0) -> None:
                      "(start-connect-server.sh)")
 
 
+GRPC_READY_TIMEOUT = 20.0  # s: an HTTP/2 handshake with a server that speaks gRPC
+
+
+def check_grpc(remote: Remote, timeout: float = GRPC_READY_TIMEOUT) -> None:
+    """The port must speak gRPC (HTTP/2). Against anything else the Connect client retries with
+    back-off for about ten minutes before it fails; a channel that is not ready in ``timeout`` is
+    one plain error instead."""
+    import grpc
+
+    target = f"[{remote.host}]:{remote.port}" if ":" in remote.host else f"{remote.host}:{remote.port}"
+    tls = re.search(r";\s*use_ssl\s*=\s*true", remote.url, re.IGNORECASE) is not None
+    channel = (grpc.secure_channel(target, grpc.ssl_channel_credentials()) if tls
+               else grpc.insecure_channel(target))
+    try:
+        grpc.channel_ready_future(channel).result(timeout=timeout)
+    except grpc.FutureTimeoutError:
+        raise UsageError(f"{remote.shown} does not answer as a Spark Connect (gRPC) server within "
+                         f"{timeout:.0f} s: check the port (the server's spark.connect.grpc.binding.port, "
+                         f"{DEFAULT_PORT} by default) and TLS (;use_ssl=true)") from None
+    finally:
+        channel.close()
+
+
 def _missing_client() -> str | None:
     import importlib.util
 
@@ -116,6 +139,7 @@ def connect_session(remote: Remote, conf: dict[str, str] | None = None) -> Spark
     import warnings
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    check_grpc(remote)
     builder = SparkSession.builder.remote(remote.url)
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)

@@ -112,3 +112,67 @@ def test_spark_remote_from_the_environment_is_not_printed_when_wrong(tmp_path: P
     run = arouter("analyze", "--keys", str(keys), "-r", ROUTER, env={"SPARK_REMOTE": "grpc://secret-host:1"})
     assert run.code == 2
     assert "SPARK_REMOTE" in run.err and "secret-host" not in run.err
+
+
+def test_a_port_that_does_not_speak_grpc_is_one_plain_error_not_ten_minutes_of_retries() -> None:
+    """A real TCP server that answers like HTTP/1 and hangs up: the Connect client alone would retry
+    with back-off for about ten minutes."""
+    pytest.importorskip("grpc")
+    import socket
+    import threading
+
+    from artemis_routing_cli.errors import UsageError
+    from artemis_routing_cli.pipeline.connect import check_grpc, parse_remote
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        with pytest.raises(UsageError) as caught:
+            check_grpc(parse_remote(f"sc://127.0.0.1:{port}"), timeout=2.0)
+    finally:
+        stop.set()
+        listener.close()
+    assert f"sc://127.0.0.1:{port} does not answer as a Spark Connect (gRPC) server" in caught.value.message
+
+
+def test_spark_remote_gives_way_to_master_and_says_so() -> None:
+    from artemis_routing_cli.pipeline.connect import resolve_remote
+
+    found, said = resolve_remote(None, "local[1]", {"SPARK_REMOTE": "sc://h:1/;token=t"})
+    assert found is None and said is not None and "--master" in said and "token" not in said
+    found, said = resolve_remote(None, None, {"SPARK_REMOTE": "sc://h:1/;token=t"})
+    assert found is not None and (found.host, found.port, found.from_env) == ("h", 1, True)
+    assert "token" not in found.shown and said is not None
+    found, _ = resolve_remote("sc://[::1]", None, {})
+    assert found is not None and (found.host, found.port) == ("::1", 15002)
+
+
+def test_the_servers_progress_reads_as_the_status_tracker() -> None:
+    """The Connect server's progress events, polled by the same Reporter as Spark's status tracker."""
+    from types import SimpleNamespace
+
+    from artemis_routing_cli.pipeline.connect import ConnectTracker
+    from artemis_routing_cli.pipeline.progress import describe, snapshot
+
+    tracker = ConnectTracker()
+    stage = SimpleNamespace(stage_id=3, num_tasks=8, num_completed_tasks=2, num_bytes_read=0, done=False)
+    finished = SimpleNamespace(stage_id=2, num_tasks=1, num_completed_tasks=1, num_bytes_read=0, done=True)
+    tracker([finished, stage], 2, "op", False)
+    line = describe(snapshot(tracker), 10.0)
+    assert line is not None and line.startswith("stage 3: 2/8 tasks done, 2 running, 10s elapsed")
+    tracker([stage], 0, "op", True)
+    assert snapshot(tracker) == []
