@@ -95,7 +95,7 @@ def test_an_unreachable_server_is_one_plain_sentence(tmp_path: Path) -> None:
     run = arouter("analyze", "--keys", str(keys), "-r", ROUTER, "--remote", f"sc://127.0.0.1:{port}")
     assert run.code == 2, run.err
     last = run.err.strip().splitlines()[-1]
-    assert last.startswith(f"error: cannot reach the Spark Connect server sc://127.0.0.1:{port}"), run.err
+    assert last.startswith(f"arouter: cannot reach the Spark Connect server sc://127.0.0.1:{port}"), run.err
     assert "Traceback" not in run.err
 
 
