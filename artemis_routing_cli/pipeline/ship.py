@@ -12,6 +12,8 @@ run the driver's own version of the engine.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -41,13 +43,13 @@ def build_zip(directory: Path) -> Path:
     return target
 
 
-def needs_shipping(master: str | None, remote: bool) -> bool:
-    """Executors outside the driver's process: a cluster master, or a Spark Connect server.
+def needs_shipping(master: str | None, remote: bool, foreign_python: bool = False) -> bool:
+    """Executors outside the driver's process (a cluster master, a Spark Connect server), or workers
+    that run another Python than arouter's (``PYSPARK_PYTHON``, ``spark.pyspark.python``).
 
-    In ``local[N]`` the workers are started by the driver with the driver's chosen Python
-    (:func:`.session.worker_python`), so they import the same install.
+    In ``local[N]`` with arouter's own interpreter the workers import the same install.
     """
-    if remote:
+    if remote or foreign_python:
         return True
     m = (master or "local").strip()
     return not (m == "local" or m.startswith("local["))
@@ -70,7 +72,9 @@ def shipped(spark: SparkSession, remote: bool) -> Iterator[Path | None]:
     Built once per run in a temporary directory, removed when the run ends.
     """
     master = None if remote else spark.sparkContext.master
-    if not needs_shipping(master, remote):
+    python = os.environ.get("PYSPARK_PYTHON")  # start_session sets it to the workers' interpreter
+    foreign = python is not None and not remote and os.path.realpath(python) != os.path.realpath(sys.executable)
+    if not needs_shipping(master, remote, foreign):
         yield None
         return
     with tempfile.TemporaryDirectory(prefix="arouter-ship-") as tmp:

@@ -68,15 +68,15 @@ def test_the_shipped_zip_holds_the_package_and_imports_alone(tmp_path: Path) -> 
     assert probe.stdout.startswith(str(target))
 
 
-@pytest.mark.parametrize(("master", "remote", "ships"), [
-    (None, False, False), ("local[2]", False, False), ("local", False, False),
-    ("local-cluster[2,1,1024]", False, True), ("spark://h:7077", False, True), ("yarn", False, True),
-    (None, True, True)])
-def test_the_package_is_shipped_where_executors_are_elsewhere(master: str | None, remote: bool,
+@pytest.mark.parametrize(("master", "remote", "foreign", "ships"), [
+    (None, False, False, False), ("local[2]", False, False, False), ("local", False, False, False),
+    ("local[2]", False, True, True), ("local-cluster[2,1,1024]", False, False, True),
+    ("spark://h:7077", False, False, True), ("yarn", False, False, True), (None, True, False, True)])
+def test_the_package_is_shipped_where_executors_are_elsewhere(master: str | None, remote: bool, foreign: bool,
                                                               ships: bool) -> None:
     from artemis_routing_cli.pipeline.ship import needs_shipping
 
-    assert needs_shipping(master, remote) is ships
+    assert needs_shipping(master, remote, foreign) is ships
 
 
 @pytest.mark.spark
@@ -85,3 +85,20 @@ def test_executor_jvm_options_name_no_driver_file(spark) -> None:  # noqa: ANN00
     conf = dict(spark.sparkContext.getConf().getAll())
     assert "log4j" in conf.get("spark.driver.extraJavaOptions", "")
     assert "log4j" not in conf.get("spark.executor.extraJavaOptions", "")
+
+
+@pytest.mark.spark
+def test_local_workers_on_another_python_get_the_package_too(need_spark, tmp_path: Path) -> None:
+    """local[1] with ``PYSPARK_PYTHON`` naming an interpreter without arouter (a system Python, say)."""
+    bare = python_without_arouter(tmp_path)
+    keys = tmp_path / "ids.txt"
+    keys.write_text("".join(f"k{i}\u00e9\n" for i in range(400)), encoding="utf-8")
+    run = run_arouter("analyze", "--keys", str(keys), "-r", ROUTER, "--engine", "pandas", "-f", "json",
+                      "--master", "local[1]", env={"PYSPARK_PYTHON": str(bare)})
+    assert run.returncode == 0, run.stderr
+    got = sorted((t["target"], t["count"]) for t in json.loads(run.stdout)["routers"][0]["targets"] if t["count"])
+    sim = arouter("simulate", "-r", ROUTER, "--keys-file", str(keys), "-f", "jsonl")
+    assert sim.code == 0, sim.err
+    from collections import Counter
+
+    assert got == sorted(Counter(x["target"] for x in map(json.loads, sim.out.splitlines())).items())
