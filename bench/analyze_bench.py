@@ -9,6 +9,13 @@ In one run, on the same keys file and CONSISTENT_HASH router (5 targets):
 Every Spark variant gives the same per-target counts (checked). Each variant first runs once on a
 5 % file (JIT, Python workers), so the timed runs compare steady-state throughput, not start-up.
 Run: python bench/analyze_bench.py [N]
+
+Scale (issue 17): python bench/analyze_bench.py scale [N ...] (default 10 M and 100 M keys):
+``arouter analyze`` as a process on local[2] (wall time split into start-up: until the session is up,
+and work), ``simulate --keys-file`` on the same keys file, a numpy baseline (``routing.batch`` over the
+file in 1 M-line chunks, one core), and ``analyze --remote`` against a warm Spark Connect server
+started by the bench. Peak memory is the resident set of the process tree (driver, its JVM, workers).
+The keys are generated into a temporary file and removed after.
 """
 
 from __future__ import annotations
@@ -119,4 +126,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "scale":
+        from analyze_scale import scale
+
+        scale([int(float(a)) for a in sys.argv[2:]] or [10_000_000, 100_000_000])
+    else:
+        main()

@@ -57,6 +57,10 @@ def analyze_command(
     show_values: bool = opt.SHOW_VALUES,
     master: Optional[str] = typer.Option(None, "--master", help="Spark master URL (default local[2]; "
                                          "under spark-submit, the submitted one)."),
+    remote: Optional[str] = typer.Option(None, "--remote", metavar="sc://HOST:PORT",
+                                         help="Run on a Spark Connect server (no local JVM; default: "
+                                              "$SPARK_REMOTE unless --master is given; needs arouter's "
+                                              "connect extra)."),
     conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE",
                                              help="Spark configuration (repeat)."),
     engine: str = typer.Option("auto", "--engine",
@@ -87,6 +91,9 @@ def analyze_command(
     from .common import load_routable, say, stderr_console, stdout_console, warn
 
     check_output_options(output_format, mode)
+    from ..pipeline.connect import resolve_remote
+
+    connect_to, connect_note = resolve_remote(remote, master)
     if spark_log_level.upper() not in LOG_LEVELS:
         raise UsageError(f"--spark-log-level {spark_log_level!r}: use one of {', '.join(LOG_LEVELS)}")
     scenarios = parse_scenarios(what_if or [])
@@ -108,7 +115,12 @@ def analyze_command(
     routers = [r for r in routers if r.name not in checked.skip]
     if output is not None:
         _check_output(output, mode)
-    check_master(master)
+    if connect_to is not None:
+        from ..pipeline.connect import check_remote
+
+        check_remote(connect_to)
+    else:
+        check_master(master)
     if said:  # said once every input is checked: bad input stays one line
         note(f"arouter: {said}")
     say(err, f"arouter: keys: {inp.assumed}")
@@ -119,19 +131,31 @@ def analyze_command(
     for r in routers:
         for w in r.warnings:
             warn(err, f"{r.name}: {w}")
-    python, why = worker_python(spark_conf)
-    # a path taken from the environment is named, not printed
-    shown = "the Python PYSPARK_PYTHON names" if why == "PYSPARK_PYTHON" else f"{python} ({why})"
-    say(err, f"arouter: Spark workers run {shown}")
+    if connect_note is not None:
+        say(err, f"arouter: {connect_note}")
+    if connect_to is None:
+        python, why = worker_python(spark_conf)
+        # a path taken from the environment is named, not printed
+        shown = "the Python PYSPARK_PYTHON names" if why == "PYSPARK_PYTHON" else f"{python} ({why})"
+        say(err, f"arouter: Spark workers run {shown}")
+    else:
+        say(err, f"arouter: Spark runs on {connect_to.shown}")
 
+    from ..pipeline.connect import connect_session, tracker
     from ..pipeline.run import analyze
     from ..pipeline.session import start_session
+    from ..pipeline.ship import shipped
 
-    spark = start_session(master, spark_conf, spark_log_level)
+    if connect_to is not None:
+        spark = connect_session(connect_to, spark_conf)
+    else:
+        os.environ.pop("SPARK_REMOTE", None)  # --master was given: PySpark would go to the server
+        spark = start_session(master, spark_conf, spark_log_level)
     from ..pipeline.progress import Reporter
 
     try:
-        with Reporter(spark.sparkContext.statusTracker(), _raw_stderr, tty=sys.stderr.isatty()):
+        with (shipped(spark, connect_to is not None),
+              Reporter(tracker(spark), _raw_stderr, tty=sys.stderr.isatty())):
             summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
                               engine=engine, output_format=output_format, output_mode=mode, inp=inp,
                               progress=lambda msg: say(err, f"arouter: {msg}"))

@@ -3,7 +3,8 @@
 The Java sources ship in ``pipeline/java/``; at first use they are compiled with ``javac`` against
 the session's own Spark API jar into a cache directory (``$XDG_CACHE_HOME/arouter`` or
 ``~/.cache/arouter``, one jar per source text, Spark version and Java release), added to the session
-with ``ADD JAR`` (so executors fetch it, under spark-submit and on a cluster too) and registered:
+with ``ADD JAR`` (so executors fetch it, under spark-submit and on a cluster too; over Spark Connect it
+is uploaded as a session artifact) and registered:
 
 - ``arouter_fnv(s)`` -> int: the broker's FNV-1a over UTF-16 code units (signed, wrap-around in Java);
 - ``arouter_find(s, pattern)`` -> string: ``Pattern.compile(pattern).matcher(s).find()`` and the first
@@ -113,8 +114,8 @@ def build_jar(spark_classpath: str, spark_version: str) -> Path:
 
 def _spark_classpath(spark: SparkSession) -> str:
     """The jar holding Spark's Java UDF interfaces, as the running JVM loaded it."""
-    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
     try:
+        jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]  (a Connect session has none)
         cls = jvm.java.lang.Class.forName("org.apache.spark.sql.api.java.UDF1")
         location = cls.getProtectionDomain().getCodeSource().getLocation().toURI()
         return str(jvm.java.nio.file.Paths.get(location).toString())
@@ -138,7 +139,12 @@ def _register(spark: SparkSession) -> None:
     jar = build_jar(_spark_classpath(spark), spark.version)
     types = {"int": IntegerType(), "string": StringType(), "boolean": BooleanType()}
     try:
-        spark.sql(f"ADD JAR {_sql_string(str(jar))}")
+        from .connect import is_remote
+
+        if is_remote(spark):  # the jar goes up to the server with the session's other artifacts
+            spark.addArtifacts(str(jar))
+        else:
+            spark.sql(f"ADD JAR {_sql_string(str(jar))}")
         for name, (cls, rtype) in FUNCTIONS.items():
             spark.udf.registerJavaFunction(name, cls, types[rtype])
         rows = (spark.range(len(CHECK_TEXTS), numPartitions=1)
@@ -161,7 +167,10 @@ def _register(spark: SparkSession) -> None:
 
 def enable(spark: SparkSession) -> str | None:
     """Make the UDFs available on ``spark``: None when ready, else why not (once per application)."""
-    app = (spark.sparkContext.applicationId, str(cache_root()))
+    from .connect import is_remote
+
+    session = spark.session_id if is_remote(spark) else spark.sparkContext.applicationId  # type: ignore[attr-defined]
+    app = (session, str(cache_root()))
     if app not in _enabled:
         try:
             _register(spark)

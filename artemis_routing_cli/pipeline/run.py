@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 OUTPUT_FORMATS = ("parquet", "csv")
 # --mode: what to do when --output exists (Spark's own save modes).
-WRITE_MODES = {"error": "errorifexists", "overwrite": "overwrite", "append": "append"}
+WRITE_MODES = {"error": "error", "overwrite": "overwrite", "append": "append"}
 ASSIGNMENT_COLUMNS = ("router", "row", "key", "key_value", "status", "target", "node_id", "local")
 
 

@@ -145,9 +145,10 @@ def start_session(master: str | None = None, conf: dict[str, str] | None = None,
         quiet = level.lower() if level in QUIET_UNLESS else "off"
         log_file.write_text(_LOG4J2.format(level=level.lower(), quiet=quiet), encoding="utf-8")
         java_opts = f"-Dlog4j2.configurationFile=file:{log_file} -Dlog4j.configurationFile=file:{log_file}"
+        # The driver only: an executor elsewhere has no such file (its JVM would start with a log4j
+        # configuration that does not exist), and in local[N] the executors are the driver's JVM.
         builder = (builder.master(master or DEFAULT_MASTER)
                    .config("spark.driver.extraJavaOptions", java_opts)
-                   .config("spark.executor.extraJavaOptions", java_opts)
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.shuffle.partitions", "8"))
