@@ -50,7 +50,6 @@ from serve_bench import (  # noqa: E402
     HELLOS,
     build_loadgen,
     c_generator,
-    cpu_seconds,
     free_port,
     raise_nofile,
     run_arouter,
@@ -138,6 +137,13 @@ def read_answer(port: int, hello: bytes) -> bytes:
     return b"".join(chunks)
 
 
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
 def spread(values: list[float], fmt: str) -> str:
     return f"{format(statistics.median(values), fmt)} ({format(min(values), fmt)}-{format(max(values), fmt)})"
 
@@ -197,15 +203,17 @@ def main() -> None:
         for where in port.values():
             wait_listening(where)
 
-        def closed(kind: str, loop_name: str, protocol: str) -> tuple[float, float]:
-            """(µs of server CPU per connection, connections/s) of one closed-loop run."""
-            before = cpu_seconds(pid[kind, loop_name])
+        def closed(kind: str, loop_name: str, protocol: str) -> tuple[float, float, float]:
+            """(µs of server CPU per connection, connections/s, of the CPU µs in user space) of one
+            closed-loop run."""
+            before = cpu_split(pid[kind, loop_name])
             result = c_generator(loadgen, payloads[protocol], {"kind": "closed", "port": port[kind, loop_name],
                                                                "concurrency": args.concurrency,
                                                                "seconds": args.seconds})
-            used = cpu_seconds(pid[kind, loop_name]) - before
+            after = cpu_split(pid[kind, loop_name])
             done = max(result["total"] - result["errors"], 1)
-            return used * 1e6 / done, result["rate"]
+            user, system = ((a - b) * 1e6 / done for a, b in zip(after, before, strict=True))
+            return user + system, result["rate"], user
 
         kinds = ("bare", "half-close", "serve")
         ratios: dict[tuple[str, str, str], list[float]] = {}  # (kind, protocol, loop): kind's CPU / bare's
@@ -223,12 +231,12 @@ def main() -> None:
                     got = {kind: closed(kind, loop_name, protocol) for kind in order}
                     shown = []
                     for kind in kinds:
-                        cpu, rate = got[kind]
+                        cpu, rate, user = got[kind]
                         cpus.setdefault((kind, protocol, loop_name), []).append(cpu)
                         ratio = cpu / got["bare"][0]
                         ratios.setdefault((kind, protocol, loop_name), []).append(ratio)
                         times = "" if kind == "bare" else f" {ratio:.2f}x"
-                        shown.append(f"{kind} {cpu:6.1f} us {rate:6.0f}/s{times}")
+                        shown.append(f"{kind} {cpu:5.1f} us (user {user:5.1f}) {rate:5.0f}/s{times}")
                     print(f"   {protocol:5} {loop_name:8} " + " | ".join(shown))
             for loop_name in open_loops:
                 result = c_generator(loadgen, payloads["mqtt" if "mqtt" in protocols else protocols[0]],
