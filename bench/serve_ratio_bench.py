@@ -2,22 +2,26 @@
 test (run by hand, never from the test suite; issue 21).
 
     python bench/serve_ratio_bench.py [--repeats 5] [--seconds 3] [--rate 5000] [--open-seconds 5]
-                                      [--protocols mqtt,amqp] [--loops uvloop,asyncio]
+                                      [--protocols mqtt,amqp] [--loops uvloop,asyncio] [--before TREE]
 
 The anchor: a bare ``asyncio.Protocol`` that reads one hello (an MQTT CONNECT, or the AMQP header and
 Open) until it is whole and writes a fixed answer - the very bytes ``arouter serve`` answers that
 hello with, read from the serve process at the start of the run - then closes. It does nothing
 else: no decoding, no key, no routing, no log line, no metrics, no deadline.
 
-Four server processes stay up for the whole run: the bare Protocol and ``arouter serve`` (the route
-log written to /dev/null as ``arouter serve`` writes it), each on uvloop and on asyncio's own loop.
+Server processes stay up for the whole run, each on uvloop and on asyncio's own loop: the bare
+Protocol; the same with serve's socket discipline after the answer (``half-close``: FIN, read until
+the client closes, then close - what keeps a pipelining client from losing its answer to a reset),
+which shows what that discipline costs by itself; ``arouter serve`` (the route log written to
+/dev/null as ``arouter serve`` writes it); with ``--before TREE`` also ``arouter serve`` from another
+source tree (``git archive OLD | tar -x -C TREE``), so a before/after comes from one run.
 The load generator is ``bench/loadgen/loadgen.c`` (C, one epoll loop: a few microseconds per
 connection), in its own process.
 
 Each repeat runs, in an order that alternates from repeat to repeat, for each protocol and loop:
 the bare Protocol and serve in a closed loop (16 clients: connect, hello, read until the server
-closes), ``--seconds`` each. CPU per redirect is the server process's user + system time over the
-run (``/proc/PID/stat``) divided by the connections it completed; the ratio serve / bare is taken
+closes), ``--seconds`` each. CPU per redirect is the server process's user + system time over
+the run (``/proc/PID/stat``; the user part in brackets) divided by the connections it completed; the ratio serve / bare is taken
 within the repeat, so a busy machine moves both sides alike. Then, once per repeat, the open loop:
 ``--rate`` connections/s on a fixed schedule for ``--open-seconds`` against serve on the loop
 ``arouter serve`` picks by default (``--loop auto``) and on asyncio's own loop (the install without
@@ -127,6 +131,14 @@ def run_bare_answer(port: int, loop_name: str, answers: dict[bytes, bytes], half
     run_loop(main, loop_name)
 
 
+def run_serve_from(port: int, loop_name: str, config: str, tree: str) -> None:
+    """``arouter serve`` as the source tree ``tree`` has it (another checkout, for a before/after in
+    one run): a child Python with that tree first on its path, started as this script's servers are."""
+    code = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/bench']; from serve_bench import run_arouter; "
+            "run_arouter(int(sys.argv[2]), sys.argv[3], sys.argv[4])")
+    os.execv(sys.executable, [sys.executable, "-c", code, tree, str(port), loop_name, config])
+
+
 def read_answer(port: int, hello: bytes) -> bytes:
     """What the server at ``port`` answers ``hello`` with, read until it closes."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
@@ -157,6 +169,8 @@ def main() -> None:
     parser.add_argument("--open-seconds", type=float, default=5.0, help="0: no open-loop test")
     parser.add_argument("--protocols", default="mqtt,amqp")
     parser.add_argument("--loops", default="uvloop,asyncio")
+    parser.add_argument("--before", metavar="TREE", help="also measure arouter serve from this source tree "
+                                                          "(e.g. `git archive` of an older commit), interleaved")
     args = parser.parse_args()
     protocols = args.protocols.split(",")
     loops = args.loops.split(",")
@@ -198,6 +212,8 @@ def main() -> None:
         for first, answer in answers.items():
             print(f"fixed answer to a hello starting {first!r}: {len(answer)} bytes (serve's own answer)")
         for loop_name in loops:
+            if args.before:
+                start("before", loop_name, run_serve_from, config, os.path.abspath(args.before))
             start("bare", loop_name, run_bare_answer, answers, False)
             start("half-close", loop_name, run_bare_answer, answers, True)
         for where in port.values():
@@ -215,7 +231,7 @@ def main() -> None:
             user, system = ((a - b) * 1e6 / done for a, b in zip(after, before, strict=True))
             return user + system, result["rate"], user
 
-        kinds = ("bare", "half-close", "serve")
+        kinds = ("bare", "half-close") + (("before",) if args.before else ()) + ("serve",)
         ratios: dict[tuple[str, str, str], list[float]] = {}  # (kind, protocol, loop): kind's CPU / bare's
         cpus: dict[tuple[str, str, str], list[float]] = {}
         p99s: dict[str, list[float]] = {}
@@ -239,13 +255,14 @@ def main() -> None:
                         shown.append(f"{kind} {cpu:5.1f} us (user {user:5.1f}) {rate:5.0f}/s{times}")
                     print(f"   {protocol:5} {loop_name:8} " + " | ".join(shown))
             for loop_name in open_loops:
-                result = c_generator(loadgen, payloads["mqtt" if "mqtt" in protocols else protocols[0]],
-                                     {"kind": "open", "port": port["serve", loop_name], "rate": args.rate,
-                                      "seconds": args.open_seconds})
-                p99s.setdefault(loop_name, []).append(result["p99"])
-                print(f"   open loop {args.rate:g}/s, serve [{loop_name}]: achieved {result['rate']:.0f}/s, "
-                      f"p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms, max {result['max']:.1f} ms, "
-                      f"errors {result['errors']}")
+                for kind in ("serve", "before") if args.before else ("serve",):
+                    result = c_generator(loadgen, payloads["mqtt" if "mqtt" in protocols else protocols[0]],
+                                         {"kind": "open", "port": port[kind, loop_name], "rate": args.rate,
+                                          "seconds": args.open_seconds})
+                    p99s.setdefault(f"{kind} [{loop_name}]", []).append(result["p99"])
+                    print(f"   open loop {args.rate:g}/s, {kind} [{loop_name}]: achieved {result['rate']:.0f}/s, "
+                          f"p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms, max {result['max']:.1f} ms, "
+                          f"errors {result['errors']}")
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print("== summary: median (min-max) over the repeats; CPU per connection, then / the bare Protocol's")
         for protocol in protocols:
@@ -257,7 +274,7 @@ def main() -> None:
                 print(f"   {protocol:5} {loop_name:8} " + "; ".join(parts))
         for loop_name, values in p99s.items():
             met = sum(1 for v in values if v < 10)
-            print(f"   open loop {args.rate:g}/s serve [{loop_name}]: p99 {spread(values, '.2f')} ms; "
+            print(f"   open loop {args.rate:g}/s {loop_name}: p99 {spread(values, '.2f')} ms; "
                   f"< 10 ms in {met} of {len(values)}")
     finally:
         for proc in procs:
