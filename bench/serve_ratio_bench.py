@@ -21,11 +21,12 @@ connection), in its own process.
 Each repeat runs, in an order that alternates from repeat to repeat, for each protocol and loop:
 the bare Protocol and serve in a closed loop (16 clients: connect, hello, read until the server
 closes), ``--seconds`` each. CPU per redirect is the server process's user + system time over
-the run (``/proc/PID/stat``; the user part in brackets) divided by the connections it completed; the ratio serve / bare is taken
-within the repeat, so a busy machine moves both sides alike. Then, once per repeat, the open loop:
-``--rate`` connections/s on a fixed schedule for ``--open-seconds`` against serve on the loop
-``arouter serve`` picks by default (``--loop auto``) and on asyncio's own loop (the install without
-uvloop); latency from each *scheduled* start, so a listener that falls behind shows in p99.
+the run (``/proc/PID/stat``; the user part in brackets) divided by the connections it completed;
+the ratio serve / bare is taken within the repeat, so a busy machine moves both sides alike. Then,
+once per repeat, the open loop: ``--rate`` connections/s on a fixed schedule for
+``--open-seconds`` against serve on the loop ``arouter serve`` picks by default (``--loop auto``)
+and on asyncio's own loop (an install without uvloop); latency from each *scheduled* start, so a
+listener that falls behind shows in p99.
 
 Printed: every repeat's numbers, then median and spread (min-max) of each ratio and of p99. The
 load average before and after is printed too: latency depends on what else runs on the machine,
