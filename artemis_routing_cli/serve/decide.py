@@ -175,7 +175,7 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
                 roles: tuple[str, ...] = ()) -> Decision:
     router = service.router
     conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None,
-                      roles_in_broker_order=True)
+                      True)  # roles_in_broker_order: positional, the cheaper call on this path
     result = route_within_budget(router, conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
             and monitor.below_quorum(router)):
