@@ -152,7 +152,7 @@ class ErrorCondition:
     info: dict[Any, Any] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # read-only; not frozen: decoded per connection (see mqtt.ConnectReceived)
 class Open:
     """The fields of an ``open`` performative (part 2 section 2.7.1) with spec defaults applied."""
 
@@ -172,7 +172,7 @@ class Open:
 # Events
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # read-only; not frozen: decoded per connection (see mqtt.ConnectReceived)
 class ProtocolHeaderReceived:
     """The peer sent a protocol header; ``sasl`` tells which layer it asked for."""
 
@@ -228,7 +228,7 @@ class SaslOutcome:
         return self.code == SASL_OK
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # read-only; not frozen: decoded per connection (see mqtt.ConnectReceived)
 class OpenReceived:
     """The peer's Open. On the server side ``open.container_id`` is the CLIENT_ID key."""
 

@@ -137,7 +137,7 @@ class Decimal128(bytes):
     """IEEE 754 decimal128, kept as its 16 raw bytes."""
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)  # read-only; not frozen: every decoded frame makes some (see mqtt.ConnectReceived)
 class Described:
     """A described value: a descriptor (usually a ``ULong`` code or a ``Symbol``) and a value."""
 

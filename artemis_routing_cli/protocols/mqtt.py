@@ -232,6 +232,8 @@ _TRUNCATED = "MQTT packet ends in the middle of a field"
 class _Cursor:
     """Reads one packet's body; running past its end is a malformed packet."""
 
+    __slots__ = ("data", "pos")
+
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.pos = 0
@@ -325,6 +327,8 @@ class _Cursor:
 class _PacketReader:
     """Splits a byte stream into (first byte, body) packets, buffering partial input."""
 
+    __slots__ = ("buffer", "max_packet_size")
+
     def __init__(self, max_packet_size: int) -> None:
         self.buffer = bytearray()
         self.max_packet_size = max_packet_size
@@ -372,7 +376,9 @@ class Will:
     properties: Properties = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+# Not frozen: one is decoded per connection, and a frozen dataclass sets each field through
+# object.__setattr__ (several times the cost). Treat it as read-only; it hashes and compares by value.
+@dataclass(unsafe_hash=True)
 class ConnectReceived:
     """A decoded CONNECT. ``client_id`` is the CLIENT_ID key, ``username`` the USER_NAME key.
 

@@ -28,7 +28,8 @@ RECORD_COLUMNS: dict[str, str] = {"client_id": "CLIENT_ID", "user_name": "USER_N
 _HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+))(?::(?P<port>\d+))?$")
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, for the cost of building one per connection (see RouteResult): treat it as read-only.
+@dataclass(slots=True, unsafe_hash=True)
 class Connection:
     """The facts about one incoming connection that a router may use."""
 
@@ -252,7 +253,7 @@ def key_filter_pattern(key_filter: str | None) -> JavaPattern | None:
     return compile_java(key_filter)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only; not frozen for the cost (see Connection)
 class ResolvedKey:
     raw: str | None  # the value before the filter (None: missing)
     key: str  # after the filter; NULL_KEY when missing or unmatched

@@ -32,7 +32,9 @@ class TraceStep:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: serve makes one per connection, and a frozen slotted dataclass sets each field through
+# object.__setattr__ (several times the cost). Treat it as read-only; it hashes and compares by value.
+@dataclass(slots=True, unsafe_hash=True)
 class RouteResult:
     router: str
     status: str

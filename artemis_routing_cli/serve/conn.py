@@ -126,12 +126,13 @@ class ConnIO:
         return bool(self._chunks) or self._eof
 
     # -- the session side -------------------------------------------------------------------------
-    async def read(self) -> bytes:
-        """The bytes received since the last read (b"" once the client has closed); inside a WebSocket
-        the payload bytes of the frames received since."""
+    def read(self) -> Coroutine[Any, Any, bytes]:
+        """Await it: the bytes received since the last read (b"" once the client has closed); inside a
+        WebSocket the payload bytes of the frames received since. (A plain function handing over the
+        coroutine that reads: one coroutine per read, not two.)"""
         if self.ws is not None:
-            return await self._read_websocket()
-        return await self._read()
+            return self._read_websocket()
+        return self._read()
 
     async def _read(self) -> bytes:
         if self._out:

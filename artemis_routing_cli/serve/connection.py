@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..errors import ProtocolError
-from ..protocols.detect import UnexpectedProxyHeader, detect_on_acceptor, need_more
+from ..protocols.detect import NEEDED, UnexpectedProxyHeader, detect_on_acceptor, need_more
 from ..protocols.websocket import HttpRefused, Upgraded, WebSocketServer
 from . import amqp_session, core_session, mqtt_session, openwire_session
 from .conn import ConnIO, Env, HandshakeTimeout, Oversize
@@ -49,7 +49,9 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
     driver closes the socket when this returns."""
     protocol = "unknown"
     try:
-        head = await _first_bytes(io)
+        head = await io.read()
+        if head and len(head) < NEEDED:  # a whole hello mostly comes in one read: no coroutine more for it
+            head = await _first_bytes(io, head)
         if not head:
             return  # closed before saying anything a protocol could be detected from
         detected = detect_on_acceptor(head, spec.protocols)
@@ -59,7 +61,7 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
                 await _close_cleanly(io)  # a refused request: its answer must not be lost to a reset
                 return
             protocol = "websocket"
-            head = await _first_bytes(io)
+            head = await _first_bytes(io, b"")
             if not head:
                 return
             detected = detect_on_acceptor(head, spec.protocols, http=False)
@@ -118,9 +120,11 @@ async def _close_cleanly(io: ConnIO) -> None:
         pass
 
 
-async def _first_bytes(io: ConnIO) -> bytes:
-    """What protocol detection needs (``detect.NEEDED`` bytes), or b"" when the client closes first."""
-    head = await io.read()
+async def _first_bytes(io: ConnIO, head: bytes) -> bytes:
+    """What protocol detection needs (``detect.NEEDED`` bytes), after ``head``, or b"" when the client
+    closes first."""
+    if not head:
+        head = await io.read()
     while head and need_more(head):
         data = await io.read()
         if not data:

@@ -155,6 +155,8 @@ class MatchBudgetExceeded(Exception):
 def route_within_budget(router: Router, conn: Connection) -> RouteResult:
     """``router.route(conn)`` with its regex evaluations (key-filter and local-target-filter together)
     bounded by :data:`MATCH_BUDGET_SECONDS`."""
+    if router.key_filter is None and router.local_target_filter is None:
+        return router.route(conn)  # no regex to bound (both can be set through management: asked each time)
     try:
         with match_budget(MATCH_BUDGET_SECONDS):
             return router.route(conn)
@@ -172,7 +174,7 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
                 roles: tuple[str, ...] = ()) -> Decision:
     router = service.router
     conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None,
-                      roles_in_broker_order=True)
+                      True)  # roles_in_broker_order: positional, the cheaper call on this path
     result = route_within_budget(router, conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
             and monitor.below_quorum(router)):
@@ -221,13 +223,23 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
     key = result.key
     if key != result.key_value:
         key = f"{key} -> {result.key_value}"
+    # "[MQTT, listener, router R, CLIENT_ID key " is the same for every connection of one listener and
+    # protocol: built once (the router's name and key type are part of the cache key: management cannot
+    # change them, but a test or an embedder may build another router)
+    head = _WHERE.get((protocol, peer.listener, router.name, router.key_type))
+    if head is None:
+        head = _WHERE[protocol, peer.listener, router.name, router.key_type] = (
+            f"[{protocol}, {peer.listener}, router {router.name}, {router.key_type} key ")
     via = f", via PROXY from {peer.socket_address}" if peer.via is not None else ""
-    where = f"[{protocol}, {peer.listener}, router {router.name}, {router.key_type} key {key!r}{via}]"
+    where = f"{head}{key!r}{via}]"
     # the broker's line names connection.toString(), whose remote= is getRemoteAddress(): no "/"
+    address = peer.remote_address
+    if peer.via is None and address[:1] == "/":
+        address = address[1:]  # Peer.broker_address, without the property call on the hot path
     if decision.redirect:
         label = decision.connector_name or "?"
         metrics.redirects.inc(router.name, label, protocol)
-        message = f"AMQ221085: Route {peer.broker_address} to {decision.shown} {where}"
+        message = f"AMQ221085: Route {address} to {decision.shown} {where}"
         if log.structured:
             log.info("route", message, target=label, address=f"{decision.host}:{decision.port}",
                      node_id=decision.node_id, **_fields(result, decision, router, peer, protocol))
@@ -235,11 +247,15 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
             log.info("route", message)
         return
     metrics.refusals.inc(router.name, decision.status, protocol)
-    message = f"AMQ221086: Cannot route {peer.broker_address} {where}: {decision.shown}"
+    message = f"AMQ221086: Cannot route {address} {where}: {decision.shown}"
     if log.structured:
         log.info("route", message, target=None, **_fields(result, decision, router, peer, protocol))
     else:
         log.info("route", message)
+
+
+#: the start of the route line's "[...]" by (protocol, listener, router, key type)
+_WHERE: dict[tuple[str, str, str, str], str] = {}
 
 
 def _fields(result: RouteResult, decision: Decision, router: Router, peer: Peer, protocol: str) -> dict[str, object]:

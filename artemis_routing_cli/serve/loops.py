@@ -1,7 +1,7 @@
 """The event loop ``arouter serve`` runs on (``--loop``).
 
-``auto`` (the default) takes uvloop when it is installed (``pip install
-'artemis-routing-cli[serve]'``; it does not exist on Windows) and asyncio's own loop otherwise;
+``auto`` (the default) takes uvloop when it can be imported - it is a dependency of the package on
+CPython outside Windows, so a plain ``pip install`` brings it - and asyncio's own loop otherwise;
 ``asyncio`` and ``uvloop`` force one. A redirect costs the listener a few tens of microseconds of
 CPU, most of it in the event loop's own machinery, and uvloop does that part in C: on a 2-core
 machine it is what keeps p99 in single-digit milliseconds at 5,000 redirects/s (bench/README.md).
@@ -11,6 +11,7 @@ Everything ``serve`` does works the same on both loops; the tests run on both.
 from __future__ import annotations
 
 import asyncio
+import platform
 import sys
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 from ..errors import UsageError
 
 LOOPS = ("auto", "asyncio", "uvloop")
-INSTALL_HINT = "pip install 'artemis-routing-cli[serve]'"
+INSTALL_HINT = "pip install uvloop"
 
 T = TypeVar("T")
 
@@ -65,13 +66,20 @@ def choose_loop(requested: str) -> LoopChoice:
     version = uvloop_version()
     if requested == "uvloop":
         if version is None:
-            raise UsageError(f"--loop uvloop: uvloop is not installed ({INSTALL_HINT}; not available on Windows)")
+            raise UsageError(f"--loop uvloop: uvloop is not installed ({INSTALL_HINT}; not available on Windows "
+                             "or PyPy)")
         return LoopChoice("uvloop", "--loop uvloop")
     if version is None:
-        why = "uvloop does not run on Windows" if sys.platform == "win32" else (
-            f"uvloop is not installed; {INSTALL_HINT} for a faster loop")
-        return LoopChoice("asyncio", f"--loop auto: {why}")
+        return LoopChoice("asyncio", f"--loop auto: {_why_no_uvloop()}")
     return LoopChoice("uvloop", "--loop auto")
+
+
+def _why_no_uvloop() -> str:
+    if sys.platform == "win32":
+        return "uvloop does not run on Windows"
+    if platform.python_implementation() != "CPython":
+        return f"uvloop is not built for {platform.python_implementation()}"
+    return f"uvloop is not installed (a dependency of arouter on CPython: {INSTALL_HINT}) for a faster loop"
 
 
 def describe(loop: asyncio.AbstractEventLoop) -> str:

@@ -106,7 +106,7 @@ def start_server(config_path: Path, options: ServeOptions, loop_name: str = "asy
 #: The event loops a test marked ``@on_both_loops`` runs on: asyncio's, and uvloop when installed
 #: (``arouter serve --loop auto`` takes it then).
 EVENT_LOOPS = ["asyncio", pytest.param("uvloop", marks=pytest.mark.skipif(
-    uvloop_version() is None, reason="uvloop is not installed (the serve extra)"))]
+    uvloop_version() is None, reason="uvloop is not installed"))]
 on_both_loops = pytest.mark.parametrize("loop_name", EVENT_LOOPS, indirect=True)
 
 

@@ -73,7 +73,7 @@ def test_serve_redirects_logs_json_and_stops_on_sigterm(tmp_path, loop):
     assert running["loop"].split()[0] == loop and running["message"].endswith(f"(--loop {loop})")
 
 
-@pytest.mark.skipif(uvloop_version() is None, reason="uvloop is not installed (the serve extra)")
+@pytest.mark.skipif(uvloop_version() is None, reason="uvloop is not installed")
 def test_the_default_loop_is_uvloop_when_it_is_installed(tmp_path):
     config = tmp_path / "broker.xml"
     config.write_text(broker_xml(ROUTER_CORE), encoding="utf-8")
@@ -81,13 +81,31 @@ def test_the_default_loop_is_uvloop_when_it_is_installed(tmp_path):
     assert running["message"] == f"event loop: uvloop {uvloop_version()} (--loop auto)"
 
 
+def test_uvloop_is_a_default_dependency_where_it_installs():
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    [uvloop] = [r for r in map(Requirement, project["dependencies"]) if r.name == "uvloop"]
+    assert uvloop.marker is not None
+
+    def installs(platform: str, implementation: str) -> bool:
+        return uvloop.marker.evaluate({"sys_platform": platform, "platform_python_implementation": implementation})
+
+    assert installs("linux", "CPython") and installs("darwin", "CPython")
+    assert not installs("win32", "CPython") and not installs("linux", "PyPy")
+
+
 def test_without_uvloop_the_default_loop_is_asyncio_and_says_how_to_get_uvloop(tmp_path):
     config = tmp_path / "broker.xml"
     config.write_text(broker_xml(ROUTER_CORE), encoding="utf-8")
     [running] = [r for r in serve_once(config, python=("-c", WITHOUT_UVLOOP)) if "loop" in r]
     assert running["loop"].startswith("asyncio ")
-    assert running["message"].endswith("(--loop auto: uvloop is not installed; pip install "
-                                       "'artemis-routing-cli[serve]' for a faster loop)")
+    assert running["message"].endswith("(--loop auto: uvloop is not installed (a dependency of arouter on "
+                                       "CPython: pip install uvloop) for a faster loop)")
 
 
 def test_loop_uvloop_without_uvloop_is_a_usage_error(tmp_path):
@@ -98,8 +116,7 @@ def test_loop_uvloop_without_uvloop_is_a_usage_error(tmp_path):
                          cwd=REPO, capture_output=True, text=True, timeout=HANG_GUARD)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
-        "arouter: --loop uvloop: uvloop is not installed (pip install 'artemis-routing-cli[serve]'; "
-        "not available on Windows)"]
+        "arouter: --loop uvloop: uvloop is not installed (pip install uvloop; not available on Windows or PyPy)"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
