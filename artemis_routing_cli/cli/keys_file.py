@@ -149,12 +149,13 @@ def _pieces(fd: int, path: str, size: int) -> Iterator[tuple[int, bytes]]:
                 raise UsageError("the keys file changed while arouter was reading it", file=path)
             left -= len(block)
             cut = block.rfind(b"\n") + 1
+            # the line begun in earlier blocks: what it holds, with this block's part of it
+            if held + (block.find(b"\n") if cut else len(block)) > MAX_KEY_LINE_BYTES:
+                raise UsageError(f"a line longer than arouter's limit of {MAX_KEY_LINE_BYTES:,} bytes",
+                                 file=path, line=before + 1, column=1)
             if cut == 0:
                 parts.append(block)
                 held += len(block)
-                if held > MAX_KEY_LINE_BYTES:
-                    raise UsageError(f"a line longer than arouter's limit of {MAX_KEY_LINE_BYTES:,} bytes",
-                                     file=path, line=before + 1, column=1)
                 continue
             parts.append(block[:cut] if cut < len(block) else block)
             piece = b"".join(parts)
