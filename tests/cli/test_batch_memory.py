@@ -13,7 +13,6 @@ import pytest
 
 pytest.importorskip("numpy")
 
-from artemis_routing_cli.cli import keys_file as kf  # noqa: E402
 from artemis_routing_cli.cli import simulate_batch as sb  # noqa: E402
 from artemis_routing_cli.errors import UsageError  # noqa: E402
 from tests.conftest import broker_xml  # noqa: E402
@@ -28,6 +27,7 @@ ROUTER = """
     <connector-ref>c3</connector-ref></static-connectors></pool>
 </connection-router></connection-routers>"""
 SMALL = 100_000
+KF = "artemis_routing_cli.cli.keys_file"
 # The old code held the whole file (twice, while joining what it read): some 100 bytes per key of
 # 48 bytes; a streaming batch holds the same chunk whatever the number of keys.
 BYTES_PER_EXTRA_KEY = 8
@@ -70,9 +70,9 @@ def test_peak_memory_is_flat_in_the_number_of_keys(tmp_path: Path, to_file: bool
 
 def test_a_text_file_is_bounded_by_its_longest_line_not_its_size(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kf, "MAX_KEYS_FILE_BYTES", 64)
-    monkeypatch.setattr(kf, "MAX_KEY_LINE_BYTES", 10)
-    monkeypatch.setattr(kf, "TEXT_CHUNK_BYTES", 4)
+    monkeypatch.setattr(f"{KF}.MAX_KEYS_FILE_BYTES", 64)
+    monkeypatch.setattr(f"{KF}.MAX_KEY_LINE_BYTES", 10)
+    monkeypatch.setattr(f"{KF}.TEXT_CHUNK_BYTES", 4)
     text = tmp_path / "keys.txt"
     text.write_text("k1\n" * 40, encoding="utf-8")  # 120 bytes: over the CSV / JSON lines cap, streamed
     assert sb.load_keys(str(text)).keys() == ["k1"] * 40
