@@ -131,7 +131,9 @@ def spread(values: list[float], fmt: Callable[[float], str]) -> str:
 
 def bench_size(tools: Tools, n: int, repeats: int) -> None:
     keys = tools.work / "keys.txt"
-    make_keys(keys, n)
+    # in a process of its own: a child's peak memory counts its parent's at the fork (Linux keeps
+    # ru_maxrss across exec), so this process stays small
+    subprocess.run([sys.executable, __file__, "--make-keys", str(keys), str(n)], check=True)
     print(f"{n:,} keys ({keys.stat().st_size / 1e6:,.0f} MB), {repeats} interleaved repeat(s):", flush=True)
     runs: dict[str, list[Run]] = {"arouter": [], "jvm": []}
     digests: dict[str, str] = {}
@@ -166,7 +168,11 @@ def main() -> None:
     parser.add_argument("--big-repeats", type=int, default=1, help=f"repeats from {BIG:,} keys up")
     parser.add_argument("--tree", type=Path, default=None, help="arouter source tree to run (PYTHONPATH)")
     parser.add_argument("--no-jvm", action="store_true", help="arouter alone")
+    parser.add_argument("--make-keys", nargs=2, metavar=("PATH", "N"), help=argparse.SUPPRESS)
     opts = parser.parse_args()
+    if opts.make_keys:
+        make_keys(Path(opts.make_keys[0]), int(opts.make_keys[1]))
+        return
     with tempfile.TemporaryDirectory(prefix="batch-bench-", dir=os.environ.get("BENCH_TMP")) as tmp:
         tools = Tools(Path(tmp), opts.tree, jvm=not opts.no_jvm)
         if not tools.java and not opts.no_jvm:
