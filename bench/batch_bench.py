@@ -13,8 +13,8 @@ compared once per size (SHA-256, byte for byte).
 The keys are generated into a temporary file and deleted after each size, as is every output once
 hashed (100 M keys: 1.4 GB of keys, 15 GB of JSON lines; check `df -h` first).
 Run: python bench/batch_bench.py [--sizes 1000000,10000000,100000000] [--repeats 3]
-     [--big-repeats 1] [--tree PATH] [--no-jvm]  (--tree: the arouter source tree to run, e.g. an
-     older checkout)
+     [--big-repeats 1] [--tree PATH] [--no-jvm]  (--tree: the arouter source tree to run, by default
+     this one; e.g. an older checkout)
 """
 
 from __future__ import annotations
@@ -166,7 +166,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000000,10000000,100000000")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--big-repeats", type=int, default=1, help=f"repeats from {BIG:,} keys up")
-    parser.add_argument("--tree", type=Path, default=None, help="arouter source tree to run (PYTHONPATH)")
+    parser.add_argument("--tree", type=Path, default=ROOT.parent,
+                        help="arouter source tree to run (PYTHONPATH; default: the one this bench is in)")
     parser.add_argument("--no-jvm", action="store_true", help="arouter alone")
     parser.add_argument("--make-keys", nargs=2, metavar=("PATH", "N"), help=argparse.SUPPRESS)
     opts = parser.parse_args()
