@@ -75,10 +75,10 @@ class Run:
     ok: bool
 
 
-def measure(args: list[str], env: dict[str, str] | None = None) -> Run:
+def measure(args: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Run:
     """Run ``args`` to the end: wall time, and the child's own CPU time and peak memory (wait4)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -99,14 +99,15 @@ def sha256(path: Path) -> str:
 
 
 class Tools:
-    def __init__(self, work: Path, tree: Path | None, *, jvm: bool = True) -> None:
+    def __init__(self, work: Path, tree: Path, *, jvm: bool = True) -> None:
         self.work = work
         self.cfg = work / "broker.xml"
         self.cfg.write_text(config_xml(), encoding="utf-8")
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         self.env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-        if tree is not None:
-            self.env["PYTHONPATH"] = str(tree)
+        # `python -m` puts the working directory first on sys.path: run in the tree, and name it
+        self.tree = tree
+        self.env["PYTHONPATH"] = str(tree)
         self.java = jvm and shutil.which("javac") is not None and shutil.which("java") is not None
         if self.java:
             subprocess.run(["javac", "-d", str(work), str(ROOT / "java" / "BatchRoute.java")], check=True)
@@ -117,7 +118,7 @@ class Tools:
     def arouter(self, keys: Path, out: Path) -> Run:
         nodes = [a for c, n in NODES.items() for a in ("--node-id", f"{c}={n}")]
         return measure([sys.executable, "-m", "artemis_routing_cli", "simulate", "-c", str(self.cfg),
-                        "--keys-file", str(keys), "-o", str(out), *nodes], self.env)
+                        "--keys-file", str(keys), "-o", str(out), *nodes], self.env, self.tree)
 
     def jvm(self, keys: Path, out: Path) -> Run:
         return measure(["java", "-cp", str(self.work), "BatchRoute", str(keys), str(out),
