@@ -24,8 +24,13 @@ MiB = 1 << 20
 MAX_CONFIG_BYTES = 32 * MiB
 # Settings (.arouter.toml / pyproject.toml), targets files and --message JSON are hand-written.
 MAX_SMALL_FILE_BYTES = 8 * MiB
-# A --keys-file is a batch: large by design, but it is held in memory whole.
+# A --keys-file is a batch: large by design. CSV and JSON lines are held in memory whole.
 MAX_KEYS_FILE_BYTES = 256 * MiB
+# A plain text --keys-file is streamed (memory flat in its size): only one line is held whole, so
+# a line may be as long as a CSV or JSON lines file; the file itself is bounded in time, not memory
+# (64 GiB: some 4 billion keys of 16 bytes, hours of routing).
+MAX_KEY_LINE_BYTES = MAX_KEYS_FILE_BYTES
+MAX_TEXT_KEYS_FILE_BYTES = 64 << 30
 # JSON nesting: messages and keys are flat objects; 64 levels is far more than any has.
 MAX_JSON_DEPTH = 64
 # Python refuses int(str) past 4,300 digits (CVE-2020-10735); Java's long has 19.
@@ -35,9 +40,10 @@ _KIND = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBL
          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
 
 
-def read_regular(path: str, *, limit: int, what: str = "file",
-                 error: type[ArouterError] = UsageError) -> bytes:
-    """The bytes of the regular file ``path``; anything else, or more than ``limit`` bytes, is ``error``."""
+def open_regular(path: str, *, limit: int, what: str = "file",
+                 error: type[ArouterError] = UsageError) -> tuple[int, os.stat_result]:
+    """An open descriptor on the regular file ``path`` and its status, the file no larger than ``limit``
+    bytes; anything else is ``error``. The caller closes the descriptor."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -53,6 +59,20 @@ def read_regular(path: str, *, limit: int, what: str = "file",
             raise error(f"{what} is {kind}; arouter reads regular files only", file=path)
         if st.st_size > limit:
             raise error(f"{what} is {st.st_size:,} bytes, over arouter's limit of {limit:,}", file=path)
+    except OSError as exc:
+        os.close(fd)
+        raise error(f"cannot read {what}: {exc.strerror or exc}", file=path) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_regular(path: str, *, limit: int, what: str = "file",
+                 error: type[ArouterError] = UsageError) -> bytes:
+    """The bytes of the regular file ``path``; anything else, or more than ``limit`` bytes, is ``error``."""
+    fd, _ = open_regular(path, limit=limit, what=what, error=error)
+    try:
         chunks: list[bytes] = []
         total = 0
         while True:

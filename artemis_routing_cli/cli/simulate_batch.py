@@ -1,11 +1,9 @@
 """``arouter simulate --keys-file``: one output record per input key, in order.
 
-Text files: one key value per line, UTF-8, exactly as given (only the ``\\n`` separator is
-removed; an empty line is the empty string). ``.csv`` / ``.jsonl``: a column per key type
-(client_id, user_name, source_ip, sni_host, roles) or a single ``key`` column.
-Roles are taken as given: in JSON lines ``"roles": ["a,b", " c"]`` is two roles, each exactly so;
-a string (a CSV cell, a JSON string) is split at every comma, nothing trimmed; an empty cell is no
-roles.
+The keys file is read as :mod:`.keys_file` says: a plain text file is streamed from disk (checked
+whole first, then routed a chunk at a time for each router), so the memory a batch holds does not
+grow with the number of keys; CSV and JSON lines are held whole. Output is written a chunk at a
+time too (to stdout, or to the temporary file that replaces ``-o FILE`` at the end).
 The router cache persists across the batch, as in a live broker.
 """
 
@@ -14,15 +12,12 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
-import io
 import json
 import operator
 import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from ..config.model import BrokerConfig
@@ -33,141 +28,16 @@ from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.selection import select_routers
 from ..routing.targets import TargetState
-from ..safeio import MAX_KEYS_FILE_BYTES, JsonError, loads_json, read_regular
 from .common import note, stderr_console, warn
 from .key_options import apply as apply_key_options
 from .key_options import assumed
+from .keys_file import KeysFile, load_keys, read_keys, records_of
+
+__all__ = ["CsvWriter", "JsonLinesWriter", "KeysFile", "load_keys", "read_keys", "run_batch"]
 
 FIELDS = ("key", "key_value", "status", "target", "node_id", "local")
 # Show a progress bar for files at least this large (bytes) when stderr is a terminal.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
-
-
-def _csv_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]:
-    csv.field_size_limit(MAX_KEYS_FILE_BYTES)  # a field may be as long as the file (default: 128 KiB)
-    reader = csv.DictReader(io.StringIO(data, newline=""))
-    try:
-        _check_columns(path, reader.fieldnames or [])
-        for n, row in enumerate(reader, 2):
-            yield n, {k: v for k, v in row.items() if k is not None and v is not None}
-    except csv.Error as exc:
-        raise UsageError(f"not valid CSV: {exc}", file=path, line=reader.line_num or 1, column=1) from None
-
-
-def _jsonl_records(path: str, data: str) -> Iterator[tuple[int, dict[str, str]]]:
-    for n, line in enumerate(data.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = loads_json(line)
-        except JsonError as exc:
-            raise UsageError(f"not valid JSON: {exc.msg}", file=path, line=n, column=exc.column) from None
-        if not isinstance(obj, dict):
-            raise UsageError("each line must be a JSON object", file=path, line=n, column=1)
-        _check_columns(path, list(obj), line=n)
-        for k, v in obj.items():
-            if isinstance(v, list) and (k not in ("roles", "key") or not all(isinstance(x, str) for x in v)):
-                raise UsageError(f"{k}: only roles (or a ROLE_NAME key) may be a list, of strings", file=path,
-                                 line=n, column=1)
-        # a roles array keeps each name as it is (commas included); see keys.role_list
-        yield n, {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if v is not None}
-
-
-def _check_columns(path: str, names: list[str], line: int = 1) -> None:
-    unknown = [c for c in names if c not in RECORD_COLUMNS and c != "key"]
-    if unknown:
-        raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(RECORD_COLUMNS)}",
-                         file=path, line=line, column=1)
-
-
-@dataclass(frozen=True)
-class KeysFile:
-    """A keys file as read: a plain text file (``text``: valid UTF-8, split into keys chunk by chunk)
-    or ``records`` (CSV / JSON lines, each with its line number)."""
-
-    size: int  # bytes
-    text: bytes | None
-    records: list[tuple[int, dict[str, str]]] | None
-
-    def __len__(self) -> int:
-        if self.text is None:
-            return len(self.records or ())
-        return self.text.count(b"\n") + (0 if self.text.endswith(b"\n") or not self.text else 1)
-
-    def key_chunks(self) -> Iterator[list[str]]:
-        """The keys of a text file, in order, a few hundred kilobytes at a time.
-
-        One key per line: only the ``\\n`` separator is removed, an empty line is the empty string, and
-        the final line terminator does not start another key.
-        """
-        for keys, _ in self.line_chunks():
-            yield keys
-
-    def line_chunks(self) -> Iterator[tuple[list[str], list[bytes]]]:
-        """:meth:`key_chunks` with each key's line as written (its UTF-8 bytes)."""
-        for piece in _pieces(self.text or b""):
-            keys = piece.decode("utf-8").split("\n")
-            lines = piece.split(b"\n")
-            if piece.endswith(b"\n"):
-                keys.pop()
-                lines.pop()
-            yield keys, lines
-
-    def keys(self) -> list[str]:
-        return [k for chunk in self.key_chunks() for k in chunk]
-
-
-# Bytes of a text keys file decoded and routed at a time: bounds the memory a batch holds.
-TEXT_CHUNK_BYTES = 1 << 18
-
-
-def _pieces(raw: bytes) -> Iterator[bytes]:
-    """``raw`` in consecutive pieces, each ending just after a newline (but the last): as UTF-8 never
-    has a newline byte inside a character, each piece decodes on its own."""
-    start = 0
-    while start < len(raw):
-        cut = raw.find(b"\n", start + TEXT_CHUNK_BYTES) + 1
-        end = cut if cut > 0 else len(raw)
-        yield raw[start:end]
-        start = end
-
-
-def _check_utf8(path: str, raw: bytes) -> None:
-    offset = 0
-    for piece in _pieces(raw):
-        try:
-            piece.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = raw.count(b"\n", 0, offset + exc.start) + 1
-            raise UsageError("not valid UTF-8", file=path, line=line, column=1) from None
-        offset += len(piece)
-
-
-def load_keys(path: str) -> KeysFile:
-    raw = read_regular(path, limit=MAX_KEYS_FILE_BYTES, what="keys file")
-    suffix = Path(path).suffix.lower()
-    reader = {".csv": _csv_records, ".jsonl": _jsonl_records, ".ndjson": _jsonl_records}.get(suffix)
-    if reader is None:
-        _check_utf8(path, raw)
-        return KeysFile(len(raw), raw, None)
-    try:
-        data = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise UsageError("not valid UTF-8", file=path, line=line, column=1) from None
-    return KeysFile(len(raw), None, list(reader(path, data)))
-
-
-def read_keys(path: str) -> tuple[list[tuple[int, dict[str, str]]], int]:
-    """Every record of a keys file with its line number, and the file's size in bytes."""
-    loaded = load_keys(path)
-    return _records(loaded), loaded.size
-
-
-def _records(loaded: KeysFile) -> list[tuple[int, dict[str, str]]]:
-    if loaded.text is not None:
-        return [(n, {"key": k}) for n, k in enumerate(loaded.keys(), 1)]
-    return loaded.records or []
 
 
 def connection_for(router: Router, record: dict[str, str], path: str, line: int) -> tuple[Connection, str]:
@@ -191,41 +61,58 @@ CHUNK = 1 << 14
 
 
 def batch_inputs(router: Router, loaded: KeysFile, path: str, management: bool) -> tuple[list[object], BatchInput]:
-    """The keys shown in the output and what route_batch routes, for one router, in input order."""
+    """The keys shown in the output and what route_batch routes, for one router, in input order
+    (a CSV or JSON lines file: its records are in memory already)."""
     keys: list[object] | None = None
-    if loaded.text is not None:
-        keys = list(loaded.keys())
-    else:
-        records = loaded.records or []
-        if management:
-            keys = [rec.get("key", "") for _, rec in records]
-        elif all("key" in rec for _, rec in records):
-            keys = [rec["key"] for _, rec in records]
-            if not all(issubclass(t, str) for t in set(map(type, keys))):
-                keys = None
+    records = records_of(loaded)
+    if management:
+        keys = [rec.get("key", "") for _, rec in records]
+    elif all("key" in rec for _, rec in records):
+        keys = [rec["key"] for _, rec in records]
+        if not all(issubclass(t, str) for t in set(map(type, keys))):
+            keys = None
     if keys is not None and (management or router.key_type in _PLAIN_KEY_TYPES):
         # The key column holds the key type's value: route_batch builds the same connection from it.
         return keys, keys  # type: ignore[return-value]
-    pairs = [connection_for(router, rec, path, line) for line, rec in _records(loaded)]
+    pairs = [connection_for(router, rec, path, line) for line, rec in records]
     return [shown for _, shown in pairs], [conn for conn, _ in pairs]
 
 
-def _streamed(router: Router, loaded: KeysFile, management: bool) -> bool:
-    """A text file whose keys this router takes as they are: nothing to check, the file is streamed."""
-    return loaded.text is not None and (management or router.key_type in _PLAIN_KEY_TYPES)
+def _text_chunks(router: Router, loaded: KeysFile, path: str, management: bool
+                 ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
+    """:func:`_input_chunks` of a text file, read from disk as they are routed. Keys the router takes
+    as they are go to route_batch as strings (with their UTF-8 lines); others (SOURCE_IP, SNI_HOST)
+    become connections here, so a bad one is an error at its line."""
+    plain = management or router.key_type in _PLAIN_KEY_TYPES
+    line = 1
+    for keys, lines in loaded.line_chunks():
+        for start in range(0, len(keys), CHUNK):
+            part = keys[start:start + CHUNK]
+            if plain:
+                yield part, part, lines[start:start + CHUNK]
+            else:
+                yield part, [connection_for(router, {"key": k}, path, line + i)[0] for i, k in enumerate(part)], None
+            line += len(part)
+
+
+def _check_text(router: Router, loaded: KeysFile, path: str, management: bool) -> None:
+    """Every line of a text file made into what this router routes, and dropped: an error is raised
+    before anything is written (keys the router takes as they are need no check)."""
+    if loaded.text is None or management or router.key_type in _PLAIN_KEY_TYPES:
+        return
+    for _ in _text_chunks(router, loaded, path, management):
+        pass
 
 
 def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool,
                   checked: tuple[list[object], BatchInput] | None = None
                   ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
     """Consecutive chunks of (shown keys, route_batch input, the keys' UTF-8 lines when read from a
-    text file); every input error comes before the first chunk. ``checked``: batch_inputs' answer,
-    when the caller has it already."""
-    if _streamed(router, loaded, management):
-        for keys, lines in loaded.line_chunks():  # nothing to check: stream the file
-            for start in range(0, len(keys), CHUNK):
-                part = keys[start:start + CHUNK]
-                yield part, part, lines[start:start + CHUNK]
+    text file). A CSV or JSON lines file's errors all come before the first chunk; a text file is
+    read as it is routed (:func:`_check_text` first, where nothing may be written before an error).
+    ``checked``: batch_inputs' answer, when the caller has it already."""
+    if loaded.text is not None:
+        yield from _text_chunks(router, loaded, path, management)
         return
     shown, inputs = checked if checked is not None else batch_inputs(router, loaded, path, management)
     for start in range(0, len(shown), CHUNK):
@@ -247,8 +134,12 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     # Every router's inputs are checked before the first record is written (a SOURCE_IP router given
     # a line that is not an address, or an SNI name a Java client cannot send, is an error at its
     # line): nothing goes to stdout for a batch that then fails.
-    checked = {r.name: batch_inputs(r, loaded, keys_file, management)
-               for r in routers if not _streamed(r, loaded, management)}
+    checked = {}
+    for r in routers:
+        if loaded.text is None:
+            checked[r.name] = batch_inputs(r, loaded, keys_file, management)
+        else:
+            _check_text(r, loaded, keys_file, management)
     # bad input is one line: what was assumed, and the warnings, are said once every input is checked
     if said and not management:
         note(f"arouter: {said}")

@@ -14,6 +14,7 @@ pytest.importorskip("numpy")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from artemis_routing_cli.cli import keys_file as kf  # noqa: E402
 from artemis_routing_cli.cli import simulate_batch as sb  # noqa: E402
 from artemis_routing_cli.config import load_text  # noqa: E402
 from artemis_routing_cli.errors import UsageError  # noqa: E402
@@ -161,7 +162,7 @@ def test_text_keys_split_on_newline_only(tmp_path: Path, monkeypatch: pytest.Mon
     if lines[-1] == "":
         lines.pop()
     for chunk_bytes in (1, 2, 3, 1 << 18):
-        monkeypatch.setattr(sb, "TEXT_CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(kf, "TEXT_CHUNK_BYTES", chunk_bytes)
         loaded = sb.load_keys(str(path))
         assert loaded.keys() == lines
         assert len(loaded) == len(lines)
@@ -172,7 +173,7 @@ def test_bad_utf8_reports_its_line_whatever_the_chunking(tmp_path: Path, monkeyp
     path = tmp_path / "keys.txt"
     path.write_bytes(b"a\nbb\nccc\n\xc3(\nd\n")
     for chunk_bytes in (1, 4, 1 << 18):
-        monkeypatch.setattr(sb, "TEXT_CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(kf, "TEXT_CHUNK_BYTES", chunk_bytes)
         with pytest.raises(UsageError) as err:
             sb.load_keys(str(path))
         assert err.value.message == "not valid UTF-8" and err.value.line == 4
@@ -209,7 +210,7 @@ def test_run_batch_equals_one_scalar_route_per_record(tmp_path: Path, monkeypatc
     jsonl = tmp_path / "keys.jsonl"
     jsonl.write_text("".join(json.dumps({"key": k}) + "\n" for k in keys), encoding="utf-8")
     monkeypatch.setattr(sb, "CHUNK", 7)  # many chunks: the cache and ROUND_ROBIN carry over between them
-    monkeypatch.setattr(sb, "TEXT_CHUNK_BYTES", 50)
+    monkeypatch.setattr(kf, "TEXT_CHUNK_BYTES", 50)
     cfg = load_text(broker_xml(ROUTERS))
     for keys_file in (path, jsonl):
         out = tmp_path / "out.jsonl"
