@@ -82,6 +82,8 @@ def config_secrets(config: Any, *, show_values: bool, property_lines: Iterable[t
             if use.source in ("env", "property"):
                 secrets.add(use.value, use.token)
     _model_passwords(config, secrets)
+    for decoded in getattr(config, "property_secrets", ()):  # ENC(...) of broker properties: masked by its writer
+        secrets.add(decoded, "<masked value hidden>")
     env = os.environ if environ is None else environ
     for key, value, _file in property_lines:
         key = _SAFE.sub("?", key)

@@ -103,6 +103,21 @@ def test_simulate_broker_properties_values_and_passwords(planted: Path) -> None:
     assert "${PROPS_ENV}" in run.out
 
 
+MASKED_FILTER = "3bdfd94fe8cdf710e7fefa72f809ea90"  # ENC() of "defaultmasked", default key (tests/config/properties)
+
+
+def test_simulate_hides_a_value_decoded_from_enc(planted: Path) -> None:
+    """A broker property written as ENC(...) was masked by its writer: what the broker decodes it to is
+    hidden like a password, also with --show-values."""
+    (planted / "masked.properties").write_text(f"connectionRouters.r2.keyFilter=ENC({MASKED_FILTER})\n")
+    for more in ((), ("--show-values",)):
+        run = capped("simulate", *_args(planted, "--properties", str(planted / "masked.properties"), "-r", "r2",
+                                        "-k", "CLIENT_ID=FOO1", "-e", *more), cwd=planted, env=ENV)
+        assert_clean(run, 0)
+        assert "defaultmasked" not in run.out + run.err
+        assert "<masked value hidden>" in run.out
+
+
 def test_simulate_batch_output_file(planted: Path) -> None:
     (planted / "keys.txt").write_text("FOO1\nLOCALx\nbar\n")
     out = planted / "records.jsonl"
