@@ -15,6 +15,7 @@ import pytest
 
 from artemis_routing_cli.errors import UsageError
 from tests.cli.helpers import arouter
+from tests.pipeline.cli_run import arouter_spark
 
 pytestmark = pytest.mark.spark
 
@@ -44,7 +45,8 @@ def _source_ip_routers() -> list:
     out = [_named("simple-router")]
     for native, version in ((True, (2, 41)), (True, (2, 35)), (False, (2, 41))):
         r = deepcopy(ch)
-        r.name, r.key_type, r.native_transport, r.broker_version = f"ip-{native}-{version[1]}", "SOURCE_IP", native, version
+        r.name, r.key_type = f"ip-{native}-{version[1]}", "SOURCE_IP"
+        r.native_transport, r.broker_version = native, version
         out.append(r)
     return out
 
@@ -104,7 +106,7 @@ def test_analyze_text_addresses_on_the_jvm_equal_simulate(tmp_path: Path) -> Non
     keys = tmp_path / "ips.txt"
     keys.write_text("".join(v + "\n" for v in lines), encoding="utf-8")
     out = tmp_path / "out"
-    run = arouter("analyze", "--keys", str(keys), "-r", "simple-router", "--engine", "jvm", "-f", "json",
+    run = arouter_spark("analyze", "--keys", str(keys), "-r", "simple-router", "--engine", "jvm", "-f", "json",
                   "--output", str(out), "--output-format", "csv", "--master", "local[1]")
     assert run.code == 1, run.err  # the garbage lines are bad rows
     doc = json.loads(run.out)
