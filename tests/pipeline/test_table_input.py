@@ -120,6 +120,7 @@ def test_where_and_id_column_on_a_file_with_bad_rows(need_spark, tmp_path: Path)
     keys.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     out = tmp_path / "out"
     run = _arouter("analyze", "--keys", str(keys), "--where", "region = 'eu'", "--id-column", "id", "-r", ROUTER,
+                   "--key-column", "CLIENT_ID=client_id", "--key-column", "SOURCE_IP=source_ip",
                    "-f", "json", "--output", str(out), "--output-format", "csv", "--master", "local[1]",
                    cwd=tmp_path)
     assert run.code == 1, run.err  # c7 is a bad row
