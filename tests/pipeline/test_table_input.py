@@ -136,7 +136,7 @@ def test_where_and_id_column_on_a_file_with_bad_rows(need_spark, tmp_path: Path)
         assert (written[rec["id"]]["key"], written[rec["id"]]["target"]) == (want["key"], want["target"])
 
     bad = _arouter("analyze", "--keys", str(keys), "--where", "region = ", "-r", ROUTER, "--master", "local[1]",
-                   cwd=tmp_path)
+                   "--key-column", "CLIENT_ID=client_id", cwd=tmp_path)
     assert bad.code == 2
     (line,) = [x for x in bad.err.splitlines() if x.startswith("arouter: --where")]
     assert line.startswith("arouter: --where 'region = ': ") and "Traceback" not in bad.err
