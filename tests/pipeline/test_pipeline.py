@@ -224,7 +224,7 @@ def test_csv_and_json_columns_per_key_type_equal_simulate(spark, tmp_path) -> No
         keys = read_keys(spark, str(path))
         on_jvm = [kt for kt, e in zip(key_types, plan(jobs, keys.columns, True), strict=True) if e == "jvm"]
         # SNI (Java-encoded): sni.py; a source_ip column sends no router to Python (SOURCE_IP included)
-        assert on_jvm == ["CLIENT_ID", "USER_NAME"] + (["SOURCE_IP"] if "source_ip" in keys.columns else [])
+        assert on_jvm == ["CLIENT_ID", "USER_NAME", "SOURCE_IP"]
         got = assignments(assign(keys, jobs), jobs).toPandas()
         got["_r"] = got["router"].map({kt: i for i, kt in enumerate(key_types)})
         got = got.sort_values(["_r", "row"], kind="stable")
