@@ -145,7 +145,10 @@ HOLD_CHILD = r"""
 import json, sys, time
 from artemis_routing_cli.config import load
 from artemis_routing_cli.routing.keys import Connection
-from artemis_routing_cli.routing.javaregex import compile_java
+try:
+    from artemis_routing_cli.jregex.javaregex import compile_java
+except ImportError:  # a tree from before the Java regex engine moved to jregex/
+    from artemis_routing_cli.routing.javaregex import compile_java
 from artemis_routing_cli.routing.selection import select_routers
 from artemis_routing_cli.routing.targets import state_from_options
 from artemis_routing_cli.serve.decide import MatchBudgetExceeded, route_within_budget

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
+from . import analyze_inputs as ai
 from . import options as opt
 from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
 
@@ -18,8 +19,13 @@ def register(app: typer.Typer) -> None:
 
 
 def analyze_command(
-    keys: str = typer.Option(..., "--keys", metavar="PATH",
-                             help="Keys: text (one per line), .csv, .jsonl or Parquet; any URI Spark reads."),
+    keys: Optional[str] = typer.Option(None, "--keys", metavar="PATH",
+                                       help="Keys: text (one per line), .csv, .jsonl or Parquet; any URI Spark "
+                                            "reads."),
+    keys_table: Optional[str] = ai.KEYS_TABLE,
+    where: Optional[str] = ai.WHERE,
+    id_column: Optional[str] = ai.ID_COLUMN,
+    max_errors: Optional[int] = ai.MAX_ERRORS,
     config: Optional[str] = typer.Option(None, "--config", "-c", help="broker.xml (default: ./broker.xml, "
                                          "$ARTEMIS_INSTANCE/etc/broker.xml, else the bundled sample)."),
     router: Optional[str] = typer.Option(None, "--router", "-r", help="Only this connection router."),
@@ -82,9 +88,10 @@ def analyze_command(
         raise UsageError(f"--report {report!r}: the report is HTML, name it FILE.html")
     import json
 
-    from ..pipeline.preflight import RouterInput, check_routers, inspect, parse_key_columns
+    from ..pipeline.preflight import RouterInput, check_routers, parse_key_columns
     from ..pipeline.run import check_output_options
     from ..pipeline.session import LOG_LEVELS, check_master, parse_conf, worker_python
+    from ..pipeline.table_input import key_input
     from ..pipeline.whatif import parse_scenarios
     from ..routing.selection import select_routers
     from ..routing.targets import state_from_options
@@ -109,7 +116,7 @@ def analyze_command(
 
     said = assumed(routers, *apply_key_options(routers, sni_encoding, broker_version))
     err = stderr_console()
-    inp = inspect(keys, keys_format, mapping)
+    inp = key_input(keys, keys_table, keys_format, mapping, where, id_column)
     checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=router is not None,
                             candidates=[RouterInput(r.name, r.key_type) for r in cfg.connection_routers])
     routers = [r for r in routers if r.name not in checked.skip]
@@ -123,7 +130,7 @@ def analyze_command(
         check_master(master)
     if said:  # said once every input is checked: bad input stays one line
         note(f"arouter: {said}")
-    say(err, f"arouter: keys: {inp.assumed}")
+    say(err, f"arouter: keys: {inp.assumed}" + (f", rows where {where}" if where else ""))
     if inp.mapping:
         say(err, "arouter: key columns: " + ", ".join(f"{k.upper()}={v}" for k, v in inp.mapping.items()))
     for line in checked.notes:
@@ -156,15 +163,15 @@ def analyze_command(
     try:
         with (shipped(spark, connect_to is not None),
               Reporter(tracker(spark), _raw_stderr, tty=sys.stderr.isatty())):
-            summary = analyze(spark, routers, keys, keys_format=keys_format, scenarios=scenarios, output=output,
+            summary = analyze(spark, routers, inp.path, keys_format=keys_format, scenarios=scenarios, output=output,
                               engine=engine, output_format=output_format, output_mode=mode, inp=inp,
-                              progress=lambda msg: say(err, f"arouter: {msg}"))
+                              progress=lambda msg: say(err, f"arouter: {msg}"), max_errors=max_errors)
     finally:
         spark.stop()
     if report is not None:
-        provenance = {"config": str(cfg_path), "keys": keys, "arouter": _version(),
+        provenance = {"config": str(cfg_path), "keys": inp.path, "arouter": _version(),
                       "node ids": _node_ids(routers), "date": _now()}
-        _write_report(report, summary, keys, png, err, provenance)
+        _write_report(report, summary, inp.path, png, err, provenance)
     if fmt == "json":
         print(json.dumps(summary, indent=2, ensure_ascii=False))
     elif fmt == "csv":
@@ -180,6 +187,10 @@ def analyze_command(
 
         print_text(summary, stdout_console())
         print_bad_rows(summary, stdout_console())
+    if summary.get("stopped_early"):
+        from ..pipeline.render import stopped_early
+
+        say(err, f"arouter: {stopped_early(summary)}")
     if summary.get("bad_rows"):
         if fmt != "text":
             from ..pipeline.render import print_bad_rows

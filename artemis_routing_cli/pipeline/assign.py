@@ -29,14 +29,13 @@ from ..routing.batch import route_batch, vectorisable
 from ..routing.keys import NULL_KEY, RECORD_COLUMNS, Connection
 from ..routing.router import Router
 from .inputs import BAD, META_COLUMNS, list_columns
+from .sql_route import BAD_KEY  # the status of a row that is not a key for a router (both engines)
 
 if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
 KEY_TYPE_COLUMN = {v: k for k, v in RECORD_COLUMNS.items()}
-# The status of a row that is not a key for a router (counted as a bad row, not routed).
-BAD_KEY = "BAD_KEY"
 BAD_ROW = "_bad_row"  # the row is not a key for any router (see inputs.BAD)
 ENGINES = ("auto", "jvm", "pandas")
 

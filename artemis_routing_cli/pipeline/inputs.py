@@ -19,12 +19,14 @@ from .preflight import FORMATS, KeysInput, detect
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["BAD", "BLOCK", "FILE", "FORMATS", "LIST_MARK", "META_COLUMNS", "ROW", "list_columns", "read_keys"]
+__all__ = ["BAD", "BLOCK", "FILE", "FORMATS", "ID", "LIST_MARK", "META_COLUMNS", "ROW", "list_columns", "read_keys",
+           "read_keys_and_positions"]
 ROW = "_row"  # increasing in file order within each block of a file (monotonically_increasing_id)
 FILE = "_file"  # the file a row came from
 BLOCK = "_block"  # the byte offset of the file split it was read in
 BAD = "_bad"  # why the row is not a key (null for a key): not a JSON object, invalid UTF-8
-META_COLUMNS = {ROW: "bigint", FILE: "string", BLOCK: "bigint", BAD: "string"}
+ID = "_id"  # the input's own row id (--id-column), as text
+META_COLUMNS = {ROW: "bigint", FILE: "string", BLOCK: "bigint", BAD: "string", ID: "string"}
 # Column metadata of a JSON list column (roles), carried as its JSON text
 LIST_MARK = "arouter_json_list"
 
@@ -35,14 +37,26 @@ def list_columns(df: DataFrame) -> frozenset[str]:
 
 
 def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput | None = None) -> DataFrame:
+    return read_keys_and_positions(spark, path, fmt, inp)[0]
+
+
+def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
+                            inp: KeysInput | None = None) -> tuple[DataFrame, DataFrame]:
+    """The keys (after ``--where``), and every input row's _file, _block and _row (before it): line and
+    record numbers count the rows of the input, not those the filter kept (see locate.py)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import ArrayType
 
+    from .table_input import TABLE, apply_where, read_table
+
     kind = inp.format if inp is not None else detect(path, fmt)[0]
     mapping = dict(inp.mapping) if inp is not None else {}
+    id_column = inp.id_column if inp is not None else None
     reader = spark.read
     try:
-        if kind == "text":
+        if kind == TABLE:
+            df = read_table(spark, path)
+        elif kind == "text":
             # Only "\n" ends a key, as in simulate --keys-file: a "\r" stays part of the key.
             df = reader.option("lineSep", "\n").option("encoding", "UTF-8").text(path)
             df = df.withColumnRenamed("value", "key")
@@ -56,20 +70,41 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput 
             df = reader.orc(path)
         else:
             df = reader.parquet(path)
+    except UsageError:
+        raise
     except Exception as exc:  # AnalysisException: path does not exist, unreadable data
         from .session import plain_spark_error
 
         first = plain_spark_error(str(exc)) or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UsageError(f"cannot read keys: {first}", file=path) from None
-    df = df.select("*", F.col("_metadata.file_path").alias(FILE), F.col("_metadata.file_block_start").alias(BLOCK))
+    try:
+        df = df.select("*", F.col("_metadata.file_path").alias(FILE),
+                       F.col("_metadata.file_block_start").alias(BLOCK))
+    except Exception:  # a table that is not files Spark reads itself (a view, a Hive SerDe table): by partition
+        df = df.select("*", F.lit(path).alias(FILE), F.spark_partition_id().cast("bigint").alias(BLOCK))
+    # The row id comes before --where: a filtered input keeps the line and record numbers of the file.
+    df = df.withColumn(ROW, F.monotonically_increasing_id())
+    positions = df.select(FILE, BLOCK, ROW)
+    if id_column is not None:
+        if id_column not in df.columns:
+            raise UsageError(f"--id-column {id_column!r}: the input has no such column "
+                             f"(columns: {', '.join(c for c in df.columns if c not in META_COLUMNS)})", file=path)
+        df = df.withColumn(ID, F.col(f"`{id_column}`").cast("string"))
+    if inp is not None and inp.where is not None:
+        df = apply_where(df, inp.where)  # over the input's own columns
+    if id_column is not None and id_column != "key" and id_column not in RECORD_COLUMNS \
+            and id_column not in mapping.values():
+        df = df.drop(id_column)
+    carried = [c for c in (FILE, BLOCK, ID, ROW) if c in df.columns]
     if mapping:
         missing = [c for c in mapping.values() if c not in df.columns]
         if missing:
             raise UsageError(f"--key-column names {', '.join(repr(c) for c in missing)}, which the input does not "
-                             f"have (columns: {', '.join(df.columns)})", file=path)
+                             f"have (columns: {', '.join(c for c in df.columns if c not in META_COLUMNS)})",
+                             file=path)
         corrupt = [c for c in df.columns if c.startswith("_corrupt")]
-        df = df.select(*[F.col(f"`{col}`").alias(record) for record, col in mapping.items()], *corrupt, FILE, BLOCK)
-    names = [f.name for f in df.schema.fields if f.name not in (FILE, BLOCK)]
+        df = df.select(*[F.col(f"`{col}`").alias(record) for record, col in mapping.items()], *corrupt, *carried)
+    names = [f.name for f in df.schema.fields if f.name not in carried]
     unknown = [c for c in names if c != "key" and c not in RECORD_COLUMNS and not c.startswith("_corrupt")]
     names = [c for c in names if not c.startswith("_corrupt")]
     if unknown:
@@ -80,7 +115,7 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput 
     cols = []
     bad = F.lit(None).cast("string")
     for f in df.schema.fields:
-        if f.name in (FILE, BLOCK):
+        if f.name in carried:
             continue
         if f.name.startswith("_corrupt"):
             bad = F.when(F.col(f.name).isNotNull(), F.lit("not a JSON object")).otherwise(bad)
@@ -102,4 +137,4 @@ def read_keys(spark: SparkSession, path: str, fmt: str = "auto", inp: KeysInput 
         valid = F.expr("is_valid_utf8(key)")
         bad = F.when(~valid, F.lit("invalid UTF-8")).otherwise(bad)
         cols = [F.when(valid, F.col("key")).otherwise(F.expr("make_valid_utf8(key)")).alias("key")]
-    return df.select(*cols, FILE, BLOCK, bad.alias(BAD)).withColumn(ROW, F.monotonically_increasing_id())
+    return df.select(*cols, *[c for c in carried if c != ROW], bad.alias(BAD), ROW), positions

@@ -9,7 +9,10 @@ is uploaded as a session artifact) and registered:
 - ``arouter_fnv(s)`` -> int: the broker's FNV-1a over UTF-16 code units (signed, wrap-around in Java);
 - ``arouter_find(s, pattern)`` -> string: ``Pattern.compile(pattern).matcher(s).find()`` and the first
   match's text, null when nothing is found (the key-filter);
-- ``arouter_matches(s, pattern)`` -> boolean: ``matcher(s).matches()`` (the local-target-filter).
+- ``arouter_matches(s, pattern)`` -> boolean: ``matcher(s).matches()`` (the local-target-filter);
+- ``arouter_source_ip(s, native, every_scope)`` -> string: the SOURCE_IP key of a source address as
+  ``simulate`` reads it (routing/keys.py: ``source_address`` then ``source_ip_key``), null when ``s``
+  is not an address (``SourceAddress.java``, checked against the engine by tests on the JDK).
 
 A tiny job checks the registered functions against the engine before they are used. When anything
 fails (no javac, a compile error, a class the executors cannot load) :func:`enable` returns the
@@ -37,13 +40,15 @@ PACKAGE = "arouter.udf"
 FNV = "arouter_fnv"
 FIND = "arouter_find"
 MATCHES = "arouter_matches"
+SOURCE_IP = "arouter_source_ip"
 # SQL name -> (class, Spark SQL return type)
 FUNCTIONS = {FNV: (f"{PACKAGE}.Fnv1a", "int"), FIND: (f"{PACKAGE}.RegexFind", "string"),
-             MATCHES: (f"{PACKAGE}.RegexMatches", "boolean")}
+             MATCHES: (f"{PACKAGE}.RegexMatches", "boolean"), SOURCE_IP: (f"{PACKAGE}.SourceIpKey", "string")}
 COMPILE_TIMEOUT = 120  # s: javac on four small files takes a few seconds on a slow machine
 # Self-check: strings and the engine's answers (artemis-facts §2.3 test vectors, a surrogate pair).
 CHECK_TEXTS = ("a", "test", "", "FOO1", "h\u00e9llo", "\U0001F600x")
 CHECK_PATTERN = "[^-]+"
+CHECK_ADDRESSES = ("10.0.0.1:5000", "fe80::1%2", "[::1]", "::ffff:1.2.3.4", "01.2.3.4", "/10.0.0.2:1")
 
 _enabled: dict[tuple[str, str], str | None] = {}  # (application id, cache) -> None (ready) or why not
 
@@ -153,6 +158,10 @@ def _register(spark: SparkSession) -> None:
                         F.call_function(FIND, F.concat("s", F.lit("-x")), F.lit(CHECK_PATTERN)).alias("f"),
                         F.call_function(MATCHES, "s", F.lit("\\p{L}+")).alias("m"))
                 .collect())
+        ips = (spark.range(len(CHECK_ADDRESSES), numPartitions=1)
+               .select(F.element_at(F.array(*map(F.lit, CHECK_ADDRESSES)), F.col("id").cast("int") + 1).alias("s"))
+               .select("s", F.call_function(SOURCE_IP, "s", F.lit(True), F.lit(False)).alias("k"))
+               .collect())
     except Exception as exc:  # py4j / Spark errors: one line, then Python routing
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UdfUnavailable(f"cannot load the UDF jar: {first}") from None
@@ -161,8 +170,19 @@ def _register(spark: SparkSession) -> None:
     find, full = compile_java(CHECK_PATTERN), compile_java("\\p{L}+")
     got = sorted((r["s"], r["h"], r["f"], r["m"]) for r in rows)
     want = sorted((s, fnv1a32(s), find.find(s + "-x"), full.matches(s)) for s in CHECK_TEXTS)
-    if got != want:
+    if got != want or sorted((r["s"], r["k"]) for r in ips) != sorted((a, source_key(a)) for a in CHECK_ADDRESSES):
         raise UdfUnavailable("the Java UDFs disagree with the engine on the self-check")
+
+
+def source_key(value: str, native: bool = True, broker: tuple[int, int] | None = None) -> str | None:
+    """What ``arouter_source_ip`` answers, from the engine: the SOURCE_IP key, None for no address."""
+    from ..errors import UsageError
+    from ..routing.keys import NEWEST_BROKER, source_address, source_ip_key
+
+    try:
+        return source_ip_key(source_address(value, native=native, broker=broker or NEWEST_BROKER))
+    except UsageError:
+        return None
 
 
 def enable(spark: SparkSession) -> str | None:

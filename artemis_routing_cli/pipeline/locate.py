@@ -72,3 +72,12 @@ def shown_path(uri: str) -> str:
     if uri.startswith("file:"):
         return uri[5:]
     return uri
+
+
+def at_or_before(file: str, block: int, row: int):  # noqa: ANN201 (a pyspark Column)
+    """A condition: the row is at or before (file, block, row) in input order (files by name, then
+    blocks by offset, then rows)."""
+    from pyspark.sql import functions as F
+
+    f, b, r = F.col(FILE), F.col(BLOCK), F.col(ROW)
+    return (f < F.lit(file)) | ((f == F.lit(file)) & ((b < F.lit(block)) | ((b == F.lit(block)) & (r <= F.lit(row)))))

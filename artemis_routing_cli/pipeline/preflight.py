@@ -52,6 +52,8 @@ class KeysInput:
     columns: tuple[str, ...] | None = None  # the input's columns, when readable here (local files)
     mapping: Mapping[str, str] = field(default_factory=dict)  # record column (client_id) -> input column
     samples: tuple[tuple[int, str], ...] = ()  # (line, key) of the first keys of a local text file
+    where: str | None = None  # --where: a Spark SQL condition applied before routing
+    id_column: str | None = None  # --id-column: the input's own row id, shown as ``row``
 
     def key_columns(self) -> tuple[str, ...] | None:
         """The record columns (key / client_id / ...) routing will see; None when not known yet."""
@@ -253,7 +255,8 @@ def _text_samples(path: str) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
-def inspect(path: str, fmt: str = "auto", key_columns: Mapping[str, str] | None = None) -> KeysInput:
+def inspect(path: str, fmt: str = "auto", key_columns: Mapping[str, str] | None = None,
+            id_column: str | None = None) -> KeysInput:
     """Everything known about ``path`` before Spark starts; refuses what cannot work."""
     kind, assumed = detect(path, fmt)
     mapping = dict(key_columns or {})
@@ -268,7 +271,9 @@ def inspect(path: str, fmt: str = "auto", key_columns: Mapping[str, str] | None 
                 raise UsageError(f"--key-column names {', '.join(repr(c) for c in missing)}, which the input does "
                                  f"not have (columns: {', '.join(columns)})", file=path)
         else:
-            _check_plain_columns(path, columns)
+            # the id column is not a key column (unless it is one: --id-column client_id)
+            extra = id_column if id_column != "key" and id_column not in RECORD_COLUMNS else None
+            _check_plain_columns(path, [c for c in columns if c != extra])
     samples = _text_samples(path) if kind == "text" else ()
     return KeysInput(path, kind, assumed, columns, mapping, samples)
 

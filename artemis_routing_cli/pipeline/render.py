@@ -16,6 +16,9 @@ BAR_HEIGHT = 22
 
 
 def print_text(summary: Mapping[str, Any], console: Console) -> None:
+    said = stopped_early(summary)
+    if said is not None:
+        console.print(said, highlight=False, markup=False)
     for r in summary["routers"]:
         console.print(f"\n[bold]{escape(r['router'])}[/bold]  key {r['key_type']}, policy {r['policy'] or 'none'}, "
                       f"{r['total']:,} keys", highlight=False)
@@ -48,9 +51,21 @@ def print_bad_rows(summary: Mapping[str, Any], console: Console) -> None:
         return
     console.print(f"\n{n:,} bad row(s) were not routed; the first:", highlight=False, markup=False)
     for s in summary.get("bad_row_samples", []):
-        unit = "line" if "line" in s else "record"
         who = f"{s['router']}: " if s.get("router") else ""
-        console.print(f"  {s['file']}:{unit} {s.get(unit)}: {who}{s['error']}", highlight=False, markup=False)
+        if "row" in s:  # --id-column
+            place = f"row {s['row']}"
+        else:
+            unit = "line" if "line" in s else "record"
+            place = f"{s['file']}:{unit} {s.get(unit)}"
+        console.print(f"  {place}: {who}{s['error']}", highlight=False, markup=False)
+
+
+def stopped_early(summary: Mapping[str, Any]) -> str | None:
+    """The sentence saying that --max-errors stopped the run, or None."""
+    if not summary.get("stopped_early"):
+        return None
+    return (f"stopped early: more than {summary['max_errors']:,} bad row(s) (--max-errors); the figures cover the "
+            f"{summary['rows_read']:,} row(s) read up to there")
 
 
 def _svg_bars(rows: list[tuple[str, int, bool]]) -> str:

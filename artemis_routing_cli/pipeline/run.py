@@ -10,8 +10,8 @@ from ..errors import UsageError
 from ..routing.keys import RECORD_COLUMNS as KEY_COLUMNS
 from ..routing.router import Router
 from .assign import BAD_KEY, BAD_ROW, KEY_TYPE_COLUMN, RouterJob, assign, count_answers, prefix
-from .inputs import BAD, BLOCK, FILE, ROW, read_keys
-from .locate import Blocks, blocks, shown_path, with_position
+from .inputs import BAD, BLOCK, FILE, ID, ROW, read_keys_and_positions
+from .locate import Blocks, at_or_before, blocks, shown_path, with_position
 from .preflight import KeysInput
 from .summary import collect_counted, collect_groups, summarise
 from .whatif import Scenario, check_applicable, variant
@@ -52,11 +52,14 @@ def assignments(assigned: DataFrame, jobs: Sequence[RouterJob], where: Blocks | 
     """Long form: one row per (router, input key), the columns ``simulate --keys-file`` writes.
 
     With ``where`` each row says where it is in the input (``file`` and ``line`` for text, ``record``
-    for the other formats) instead of Spark's internal ``row`` id.
+    for the other formats) instead of Spark's internal ``row`` id; with ``--id-column`` ``row`` is the
+    input's own id.
     """
     from pyspark.sql import functions as F
 
-    if where is not None:
+    if ID in assigned.columns:
+        position = [F.col(ID).alias("row")]
+    elif where is not None:
         assigned = with_position(assigned, where)
         position = [F.col("file"), F.col(where.unit)]
     else:
@@ -115,14 +118,23 @@ def analyze(
     engine: str = "auto",
     progress: Callable[[str], None] = lambda _msg: None,
     inp: KeysInput | None = None,
+    max_errors: int | None = None,
 ) -> dict[str, object]:
     """Route every key of ``keys_path`` through ``routers``; return the summary (the JSON document).
 
     ``engine``: auto (Spark SQL and our Java UDFs where they apply, else pandas UDFs), jvm or pandas.
+    ``max_errors``: stop at the bad row after the first ``max_errors`` (see :func:`stop_point`): the
+    figures then cover the rows up to it, and the summary says so (``stopped_early``, ``rows_read``).
     """
     jobs = build_jobs(routers, scenarios)
     progress(f"reading keys from {keys_path}")
-    keys = read_keys(spark, keys_path, keys_format, inp)
+    keys, positions = read_keys_and_positions(spark, keys_path, keys_format, inp)
+    stop = None
+    if max_errors is not None:
+        progress(f"looking for more than {max_errors:,} bad row(s) (--max-errors)")
+        stop = _mapped(lambda: stop_point(keys, jobs, max_errors, engine, progress))
+        if stop is not None:
+            keys = keys.filter(at_or_before(*stop))
     assigned = None
     if output is not None:
         from pyspark import StorageLevel
@@ -137,7 +149,7 @@ def analyze(
             # so every key is routed once however many routers there are.
             groups = collect_groups(assigned, jobs)
             progress(f"writing per-key assignments to {output}")
-            where = blocks(keys, kind)
+            where = blocks(positions, kind)
             write_assignments(assignments(assigned, jobs, where), output, output_format, output_mode)
         else:
             progress("routing keys and counting")
@@ -147,7 +159,7 @@ def analyze(
                for v, _ in groups):
             progress("finding the bad rows")
             frame = assigned if assigned is not None else assign(keys, jobs, engine=engine, progress=progress)
-            samples = bad_samples(frame, jobs, where or blocks(keys, kind))
+            samples = bad_samples(frame, jobs, where or blocks(positions, kind))
     except UsageError:
         raise
     except Exception as exc:
@@ -158,7 +170,47 @@ def analyze(
     finally:
         if assigned is not None:
             assigned.unpersist()
-    return summarise(jobs, groups, samples)
+    summary = summarise(jobs, groups, samples)
+    if max_errors is not None:
+        summary["max_errors"] = max_errors
+        summary["stopped_early"] = stop is not None
+        summary["rows_read"] = sum(c for _, c in groups)
+    return summary
+
+
+def _mapped(work: Callable[[], object]):  # noqa: ANN202
+    try:
+        return work()
+    except UsageError:
+        raise
+    except Exception as exc:
+        mapped = worker_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from None
+
+
+def stop_point(keys: DataFrame, jobs: Sequence[RouterJob], max_errors: int, engine: str,
+               progress: Callable[[str], None]) -> tuple[str, int, int] | None:
+    """Where a run with ``--max-errors`` stops: (file, block, row) of a bad row with more than
+    ``max_errors`` bad rows at or before it, or None when the input has no more than that.
+
+    Spark takes the first ``max_errors + 1`` bad rows it finds and stops reading (a limit reads the
+    first partitions first, then more only as needed), so a hopeless input costs a fraction of a run.
+    """
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    flagged = assign(keys, jobs, engine=engine, progress=progress)
+    conds = [F.col(f"{prefix(i)}status") == BAD_KEY for i in range(len(jobs))]
+    if BAD_ROW in flagged.columns:
+        conds.append(F.col(BAD_ROW))
+    found = (flagged.filter(reduce(lambda a, b: a | b, conds)).select(FILE, BLOCK, ROW)
+             .limit(max_errors + 1).collect())
+    if len(found) <= max_errors:
+        return None
+    return max((str(r[FILE]), int(r[BLOCK]), int(r[ROW])) for r in found)
 
 
 # Bad rows shown in the summary (all are counted).
@@ -179,7 +231,9 @@ def bad_samples(assigned: DataFrame, jobs: Sequence[RouterJob], where: Blocks) -
     rows = assigned.filter(reduce(lambda a, b: a | b, conds)).orderBy(FILE, BLOCK, ROW).limit(BAD_SAMPLES).collect()
     out: list[dict[str, object]] = []
     for r in rows:
-        place = {"file": shown_path(r[FILE]), where.unit: where.where(r[FILE], r[BLOCK], r[ROW])}
+        place: dict[str, object] = (
+            {"row": r[ID]} if ID in r.asDict() else
+            {"file": shown_path(r[FILE]), where.unit: where.where(r[FILE], r[BLOCK], r[ROW])})
         if BAD in r.asDict() and r[BAD] is not None:
             out.append({**place, "router": None, "error": r[BAD]})
             continue

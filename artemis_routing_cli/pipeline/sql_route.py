@@ -19,9 +19,17 @@ quorum (``Pool.ready``), the ring (``policies.Ring.build``), the local target, l
    sorted hashes (literals).
 
 :func:`uncovered` says which routers this covers; the rest keep the pandas path (ROUND_ROBIN,
-LEAST_CONNECTIONS, caches that can disagree with the policy, SOURCE_IP and ROLE_NAME keys, a
-key-filter Java does not compile). Routers sharing a key type, filter or transformation (what-if
-variants always do) share those columns, so each UDF runs once per row and distinct input.
+LEAST_CONNECTIONS, caches that can disagree with the policy, ROLE_NAME keys, a key-filter Java
+does not compile).
+
+SOURCE_IP: the key is the address as the broker prints it, from our Java UDF ``arouter_source_ip``
+(the engine's ``source_address`` + ``source_ip_key``: IPv4, IPv6, scopes, the router's transport and
+broker version). A row whose source address is not an address is not a key (``BAD_KEY``), for a
+SOURCE_IP router given a ``key`` column, and for every router given a ``source_ip`` column (as
+``connection_from_record`` refuses the whole record); so is a row the reader marked bad (``_bad``).
+
+Routers sharing a key type, filter or transformation (what-if variants always do) share those
+columns, so each UDF runs once per row and distinct input.
 """
 
 from __future__ import annotations
@@ -33,21 +41,24 @@ from typing import TYPE_CHECKING
 from ..javastr import java_is_blank
 from ..jregex.javaregex import JavaRegexError, compile_java
 from ..routing.batch import vectorisable
-from ..routing.keys import INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, RECORD_COLUMNS
+from ..routing.keys import EPOLL_SCOPE_ONLY_WHEN_NEEDED, INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, RECORD_COLUMNS
 from ..routing.policies import ConsistentHashModuloPolicy, FirstElementPolicy, Ring
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router
 from ..routing.targets import INT_MAX, Target
-from .jvm_udf import FIND, FNV, MATCHES
+from .inputs import BAD
+from .jvm_udf import FIND, FNV, MATCHES, SOURCE_IP
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "SNI_HOST")
+PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "SNI_HOST", "SOURCE_IP")
 # What toLowerCase(Locale.US) changes among the chars U+0000-U+00FF: A-Z and the Latin-1 capitals but x
 _LATIN1_UPPER = string.ascii_uppercase + "".join(chr(c) for c in range(0xC0, 0xDF) if c != 0xD7)
 KEY_TYPE_COLUMN = {v: k for k, v in RECORD_COLUMNS.items()}
 USE_ANOTHER_SLOT = -1
 UNAVAILABLE_SLOT = -2
+BAD_SLOT = -3  # not a key for this router: status BAD_KEY, not routed
+BAD_KEY = "BAD_KEY"  # the status of a row that is not a key for a router (counted as a bad row)
 TEMP = "__arouter_"
 
 
@@ -59,8 +70,6 @@ def uncovered(router: Router, columns: Sequence[str]) -> str | None:
         return f"{router.key_type} keys are resolved in Python"
     if router.key_type == "SNI_HOST" and router.sni_encoding != "raw":
         return "SNI host names are encoded as a Java client sends them (IDN) in Python"
-    if "key" not in columns and "source_ip" in columns:
-        return "source_ip values are parsed in Python"
     if router.key_filter is not None and not java_is_blank(router.key_filter):
         # The engine answers every pattern Java compiles on every text (as java.util.regex does in
         # the UDF); one Java rejects is the router the broker refuses.
@@ -102,7 +111,8 @@ def _answer(s: Column, picks: Sequence[Target]) -> tuple[Column, Column, Column,
     """Status, target label, local and node id of a slot column (see :meth:`SqlRouting.slot`)."""
     from pyspark.sql import functions as F
 
-    status = (F.when(s == F.lit(USE_ANOTHER_SLOT), F.lit(REFUSED_USE_ANOTHER))
+    status = (F.when(s == F.lit(BAD_SLOT), F.lit(BAD_KEY))
+              .when(s == F.lit(USE_ANOTHER_SLOT), F.lit(REFUSED_USE_ANOTHER))
               .when(s == F.lit(UNAVAILABLE_SLOT), F.lit(REFUSED_UNAVAILABLE)).otherwise(F.lit(OK)))
     index = s + F.lit(1)
     chosen = s >= F.lit(0)
@@ -117,7 +127,8 @@ class SqlRouting:
 
     def __init__(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)
-        self.stages: list[dict[str, Column]] = [{} for _ in range(4)]  # key, value, hash/match, slot
+        # parsed source addresses, key (and bad, internal), value, hash/match, slot
+        self.stages: list[dict[str, Column]] = [{} for _ in range(5)]
         self.outputs: dict[str, Column] = {}
         self.decoders: dict[str, list[Column]] = {}  # compact slot column -> its answer columns
         self._memo: dict[tuple, str] = {}
@@ -130,6 +141,41 @@ class SqlRouting:
         return name
 
     # -- steps 1 and 2: the key ------------------------------------------------------------------
+    def _source(self, column: str, native: bool, every_scope: bool) -> str:
+        """The SOURCE_IP key of each value of ``column`` (null: not an address), by the Java UDF."""
+        from pyspark.sql import functions as F
+
+        return self._column(0, ("source", column, native, every_scope),
+                            lambda: _call(SOURCE_IP, F.col(column), F.lit(native), F.lit(every_scope)))
+
+    def _source_column(self, router: Router) -> str | None:
+        """The column whose values must be source addresses for ``router`` (see the module docstring)."""
+        if "key" in self.columns:
+            return "key" if router.key_type == "SOURCE_IP" else None
+        return "source_ip" if "source_ip" in self.columns else None
+
+    def bad(self, router: Router) -> str | None:
+        """A boolean column: the row is not a key for ``router`` (None: no row can be bad)."""
+        from pyspark.sql import functions as F
+
+        source = self._source_column(router)
+        marked = BAD in self.columns
+        if source is None and not marked:
+            return None
+
+        def make() -> Column:
+            conds = [F.col(BAD).isNotNull()] if marked else []
+            if source is not None:
+                parsed = F.col(self._source(source, True, False))  # validity does not depend on the transport
+                value = F.col(source)
+                conds.append(value.isNotNull() & (value != F.lit("")) & parsed.isNull())
+            out = conds[0]
+            for c in conds[1:]:
+                out = out | c
+            return out
+
+        return self._column(1, ("bad", source, marked), make)
+
     def _raw(self, router: Router) -> Column:
         from pyspark.sql import functions as F
 
@@ -138,6 +184,15 @@ class SqlRouting:
         else:
             column = KEY_TYPE_COLUMN[router.key_type]
             raw = F.col(column) if column in self.columns else F.lit(None).cast("string")
+        if router.key_type == "SOURCE_IP":
+            # the address as the router's transport prints it (keys.source_address), then the broker's
+            # SOURCE_IP rule (keys.source_ip_key); an empty value is no address
+            column = self._source_column(router)
+            if column is None:
+                return raw
+            every = router.broker_version < EPOLL_SCOPE_ONLY_WHEN_NEEDED
+            parsed = F.col(self._source(column, router.native_transport, every))
+            return F.when(raw.isNull() | (raw == F.lit("")), F.lit(None).cast("string")).otherwise(parsed)
         if router.key_type == "SNI_HOST":
             # a raw client's UTF-8 bytes, read by Netty one char per byte and lower-cased (Locale.US: the
             # Latin-1 capitals too), as keys.sni_from_host / sni_host_key; an empty name is no SNI
@@ -158,7 +213,7 @@ class SqlRouting:
         source = self._internal_source(router)
         if source is None:
             return None
-        return self._column(0, ("internal", source), lambda: _is_internal(F.col(source)))
+        return self._column(1, ("internal", source), lambda: _is_internal(F.col(source)))
 
     def key(self, router: Router) -> str:
         from pyspark.sql import functions as F
@@ -174,7 +229,8 @@ class SqlRouting:
                 key = F.when(_is_internal(F.col(source)), F.col(source)).otherwise(key)
             return key
 
-        return self._column(0, ("key", router.key_type, pattern, source), make)
+        transport = (router.native_transport, router.broker_version) if router.key_type == "SOURCE_IP" else None
+        return self._column(1, ("key", router.key_type, pattern, source, transport), make)
 
     # -- step 3: the policy's transformation -----------------------------------------------------
     def value(self, router: Router) -> str:
@@ -195,22 +251,23 @@ class SqlRouting:
             bucket = (_call(FNV, k).bitwiseAND(F.lit(INT_MAX)) % F.lit(modulo)).cast("string")
             return F.when(keep, k).otherwise(bucket)
 
-        return self._column(1, ("modulo", key, modulo), make)
+        return self._column(2, ("modulo", key, modulo), make)
 
     def _hash(self, value: str) -> str:
         from pyspark.sql import functions as F
 
-        return self._column(2, ("fnv", value), lambda: _call(FNV, F.col(value)))
+        return self._column(3, ("fnv", value), lambda: _call(FNV, F.col(value)))
 
     def _matches(self, value: str, pattern: str) -> str:
         from pyspark.sql import functions as F
 
-        return self._column(2, ("matches", value, pattern),
+        return self._column(3, ("matches", value, pattern),
                             lambda: F.coalesce(_call(MATCHES, F.col(value), F.lit(pattern)), F.lit(False)))
 
     # -- steps 4 and 5: the answer -----------------------------------------------------------------
     def slot(self, router: Router) -> tuple[str, list[Target]]:
-        """A column with -1 (use another), -2 (unavailable) or an index into the returned targets."""
+        """A column with -1 (use another), -2 (unavailable), -3 (not a key) or an index into the returned
+        targets."""
         from pyspark.sql import functions as F
 
         value = self.value(router)
@@ -235,17 +292,21 @@ class SqlRouting:
                 h = F.col(self._hash(value))
                 default = F.lit(1) + _floor_index(h, ring.hashes, 0, len(ring.hashes) - 1)
         conditions = [F.col(c) for c in (internal, local) if c is not None]
-        sig = ("slot", value, internal, local, tuple((t.name, t.node_id, t.local) for t in picks), str(default))
+        bad = self.bad(router)
+        sig = ("slot", value, internal, local, tuple((t.name, t.node_id, t.local) for t in picks), str(default),
+               bad)
 
         def make() -> Column:
-            if not conditions:
-                return default
-            out = F.when(conditions[0], F.lit(0))
-            for c in conditions[1:]:
-                out = out.when(c, F.lit(0))
-            return out.otherwise(default)
+            out = default
+            if conditions:
+                answer = F.when(conditions[0], F.lit(0))
+                for c in conditions[1:]:
+                    answer = answer.when(c, F.lit(0))
+                out = answer.otherwise(default)
+            # a row that is not a key never reaches the router (connection_from_record refuses it first)
+            return out if bad is None else F.when(F.col(bad), F.lit(BAD_SLOT)).otherwise(out)
 
-        return self._column(3, sig, make), picks
+        return self._column(4, sig, make), picks
 
     def add_router(self, prefix: str, router: Router, scenarios: Sequence[Router], full: bool,
                    compact: bool = False) -> None:
@@ -258,7 +319,9 @@ class SqlRouting:
 
         slot, picks = self.slot(router)
         key = F.col(self.key(router))
-        out = {f"{prefix}null": key == F.lit(NULL_KEY)}
+        bad = self.bad(router)
+        routed = F.lit(True) if bad is None else ~F.col(bad)
+        out = {f"{prefix}null": routed & (key == F.lit(NULL_KEY))}
         answers = [(prefix, slot, picks)] + [(f"{prefix}w{j}_", *self.slot(v)) for j, v in enumerate(scenarios)]
         for p, s, chosen in answers:
             # compact: decoded after the aggregation, from the counted slot column
@@ -273,7 +336,7 @@ class SqlRouting:
                 if main:
                     out[f"{p}local"] = local
             if main and full:
-                out[f"{p}key_value"] = F.col(self.value(router))
+                out[f"{p}key_value"] = F.when(routed, F.col(self.value(router)))
                 out[f"{p}node_id"] = node
         self.outputs.update(out)
 

@@ -39,6 +39,9 @@ def _md(text: object) -> str:
 
 def to_markdown(summary: Mapping[str, Any]) -> str:
     lines = []
+    if summary.get("stopped_early"):
+        lines += [f"**Stopped early**: more than {summary['max_errors']:,} bad row(s) (--max-errors); the figures "
+                  f"cover the {summary['rows_read']:,} row(s) read up to there.", ""]
     for r in summary["routers"]:
         lines.append(f"### {_md(r['router'])}")
         lines.append("")

@@ -25,7 +25,7 @@ KEY_TYPES = ("CLIENT_ID", "SNI_HOST", "SOURCE_IP", "USER_NAME", "ROLE_NAME")
 # Keys-file columns (CSV, JSON lines, Parquet) and the key type each one feeds.
 RECORD_COLUMNS: dict[str, str] = {"client_id": "CLIENT_ID", "user_name": "USER_NAME", "source_ip": "SOURCE_IP",
                                   "sni_host": "SNI_HOST", "roles": "ROLE_NAME"}
-_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+))(?::(?P<port>\d+))?$")
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<v4>[0-9.]+))(?::(?P<port>[0-9]+))?$")
 
 
 # Not frozen, for the cost of building one per connection (see RouteResult): treat it as read-only.

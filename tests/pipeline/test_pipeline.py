@@ -223,7 +223,8 @@ def test_csv_and_json_columns_per_key_type_equal_simulate(spark, tmp_path) -> No
         jobs = build_jobs(select_routers(cfg, TargetState(), None, None), [])
         keys = read_keys(spark, str(path))
         on_jvm = [kt for kt, e in zip(key_types, plan(jobs, keys.columns, True), strict=True) if e == "jvm"]
-        assert on_jvm == ([] if "source_ip" in keys.columns else ["CLIENT_ID", "USER_NAME"])  # SNI: sni.py
+        # SNI (Java-encoded): sni.py; a source_ip column sends no router to Python (SOURCE_IP included)
+        assert on_jvm == ["CLIENT_ID", "USER_NAME", "SOURCE_IP"]
         got = assignments(assign(keys, jobs), jobs).toPandas()
         got["_r"] = got["router"].map({kt: i for i, kt in enumerate(key_types)})
         got = got.sort_values(["_r", "row"], kind="stable")
