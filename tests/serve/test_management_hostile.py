@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 
 import pytest
 
@@ -87,6 +88,36 @@ def test_catastrophic_filter_closes_that_connection_and_others_are_served(runnin
     closed = running.wait_for(lambda r: r.get("reason") == "regex_budget", "the budget warning")
     assert "(a|a)+b" in closed["message"] and "ms" in closed["message"]
     assert [r["message"] for r in running.routes()][-1].count("FOO1") == 1
+
+
+def test_a_huge_filter_set_through_management_does_not_stop_redirects(running) -> None:
+    """Compiling a 40,000-character pattern is seconds of Python work; it happens off the event loop, so
+    other clients get their redirects while the management request is still being worked on (on the
+    loop, none was answered until the compile ended)."""
+    port = running.management_port
+    body = json.dumps({"type": "exec", "mbean": MBEAN, "operation": "setLocalTargetFilter",
+                       "arguments": ["(a|b)" * 8000]}).encode()
+    answered = threading.Event()
+    answer: list[object] = []
+
+    def manage() -> None:
+        answer.append(raw_post(port, body))
+        answered.set()
+
+    manager = threading.Thread(target=manage, daemon=True)
+    manager.start()
+    while_pending = 0
+    for _ in range(10_000):  # bounded; ends once the management answer is in
+        with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as client:
+            client.sendall(MqttClient().connect("FOO1"))
+            assert recv_until_closed(client) != b""
+        if answered.is_set():
+            break
+        while_pending += 1
+    manager.join(HANG_GUARD)
+    status, _, reply = answer[0]
+    assert status == 200 and reply["status"] == 200  # the filter was set
+    assert while_pending >= 5
 
 
 @pytest.mark.parametrize(("host", "loopback"), [("127.0.0.1", True), ("::1", True), ("localhost", True),
