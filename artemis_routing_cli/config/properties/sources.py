@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ConfigError
-from ...javastr import java_parse_integer, java_split, java_utf8_decode
+from ...javastr import java_split
+from ..javauri import url_decode  # URLDecoder.decode, as for acceptor URLs
 from ..positions import Pos
 from .apply import PropLine
 from .jsonform import load_json
@@ -118,39 +119,6 @@ def _utf8_line(data: bytes) -> int | None:
 def _java_sorted(names: list[str]) -> list[str]:
     """``Arrays.sort`` of Strings: by UTF-16 code units."""
     return sorted(names, key=lambda n: n.encode("utf-16-be"))
-
-
-def url_decode(text: str) -> str:
-    """``URLDecoder.decode(text, UTF_8)``: ``+`` is a blank, runs of ``%XX`` are UTF-8 bytes; a
-    malformed escape throws (ValueError here, with the JDK's message)."""
-    if "%" not in text and "+" not in text:
-        return text
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "+":
-            out.append(" ")
-            i += 1
-        elif c == "%":
-            data = bytearray()
-            while i + 2 < n and c == "%":
-                value = java_parse_integer(text[i + 1:i + 3], radix=16)  # Integer.parseInt: a sign is taken
-                if value is None:
-                    raise ValueError("URLDecoder: Illegal hex characters in escape (%) pattern")
-                if value < 0:
-                    raise ValueError("URLDecoder: Illegal hex characters in escape (%) pattern - negative value")
-                data.append(value)
-                i += 3
-                if i < n:
-                    c = text[i]
-            if i < n and c == "%":
-                raise ValueError("URLDecoder: Incomplete trailing escape (%) pattern")
-            out.append(java_utf8_decode(bytes(data)))
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def split_query(entry: str) -> tuple[str, str | None, bool]:
