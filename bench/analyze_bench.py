@@ -26,13 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from artemis_routing_cli.config import load_text
-from artemis_routing_cli.routing.batch import route_batch
-from artemis_routing_cli.routing.router import Router
-from artemis_routing_cli.routing.targets import TargetState
+from analyze_router import PIECES, router
 
-NODES = {f"c{i}": f"{i:08x}-5a5a-11ee-8c99-0242ac12000{i}" for i in range(1, 6)}
-PIECES = ["a", "b", "Z", "0", "7", "-", "\u00e9", "\u4e2d", "\U0001F600", "client", "user.", "\u0130"]
+from artemis_routing_cli.routing.batch import route_batch
 
 
 def make_keys(path: Path, n: int) -> None:
@@ -42,18 +38,6 @@ def make_keys(path: Path, n: int) -> None:
         for start in range(0, n, chunk):
             f.write("".join("".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 6)))
                             + str(rng.randrange(10**7)) + "\n" for _ in range(min(chunk, n - start))))
-
-
-def router() -> Router:
-    conns = "".join(f'<connector name="{c}">tcp://{c}:61616</connector>' for c in NODES)
-    refs = "".join(f"<connector-ref>{c}</connector-ref>" for c in NODES)
-    cfg = load_text(f'<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core"><connectors>{conns}'
-                    '</connectors><connection-routers><connection-router name="bench"><key-type>CLIENT_ID'
-                    f'</key-type><policy name="CONSISTENT_HASH"/><pool><static-connectors>{refs}</static-connectors>'
-                    "</pool></connection-router></connection-routers></core></configuration>")
-    r = Router.from_config(cfg, cfg.connection_routers[0], TargetState(node_ids=NODES))
-    r.tracing = False
-    return r
 
 
 def variants(spark):

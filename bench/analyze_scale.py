@@ -23,7 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analyze_bench import NODES, PIECES, router  # noqa: E402
+from analyze_router import NODES, PIECES, router  # noqa: E402
 
 from artemis_routing_cli.routing.batch import route_batch  # noqa: E402
 
