@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
@@ -132,7 +133,8 @@ def analyze(
     stop = None
     if max_errors is not None:
         progress(f"looking for more than {max_errors:,} bad row(s) (--max-errors)")
-        stop = _mapped(lambda: stop_point(keys, jobs, max_errors, engine, progress))
+        with worker_errors():
+            stop = stop_point(keys, jobs, max_errors, engine, progress)
         if stop is not None:
             keys = keys.filter(at_or_before(*stop))
     assigned = None
@@ -143,30 +145,24 @@ def analyze(
         progress("routing keys and counting")
     kind = inp.format if inp is not None else "text" if "key" in keys.columns else "record"
     try:
-        where = None
-        if assigned is not None:
-            # Counting first fills the cache: the per-router rows written next are read from it,
-            # so every key is routed once however many routers there are.
-            groups = collect_groups(assigned, jobs)
-            progress(f"writing per-key assignments to {output}")
-            where = blocks(positions, kind)
-            write_assignments(assignments(assigned, jobs, where), output, output_format, output_mode)
-        else:
-            progress("routing keys and counting")
-            groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
-        samples: list[dict[str, object]] = []
-        if any(v.get(BAD_ROW) or any(v[f"{prefix(i)}status"] == BAD_KEY for i in range(len(jobs)))
-               for v, _ in groups):
-            progress("finding the bad rows")
-            frame = assigned if assigned is not None else assign(keys, jobs, engine=engine, progress=progress)
-            samples = bad_samples(frame, jobs, where or blocks(positions, kind))
-    except UsageError:
-        raise
-    except Exception as exc:
-        mapped = worker_error(exc)
-        if mapped is None:
-            raise
-        raise mapped from None
+        with worker_errors():
+            where = None
+            if assigned is not None:
+                # Counting first fills the cache: the per-router rows written next are read from it,
+                # so every key is routed once however many routers there are.
+                groups = collect_groups(assigned, jobs)
+                progress(f"writing per-key assignments to {output}")
+                where = blocks(positions, kind)
+                write_assignments(assignments(assigned, jobs, where), output, output_format, output_mode)
+            else:
+                progress("routing keys and counting")
+                groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
+            samples: list[dict[str, object]] = []
+            if any(v.get(BAD_ROW) or any(v[f"{prefix(i)}status"] == BAD_KEY for i in range(len(jobs)))
+                   for v, _ in groups):
+                progress("finding the bad rows")
+                frame = assigned if assigned is not None else assign(keys, jobs, engine=engine, progress=progress)
+                samples = bad_samples(frame, jobs, where or blocks(positions, kind))
     finally:
         if assigned is not None:
             assigned.unpersist()
@@ -178,9 +174,12 @@ def analyze(
     return summary
 
 
-def _mapped(work: Callable[[], object]):  # noqa: ANN202
+@contextmanager
+def worker_errors() -> Iterator[None]:
+    """A failure Spark reports from its workers that :func:`worker_error` knows becomes its plain
+    sentence (a UsageError); anything else goes on as it is."""
     try:
-        return work()
+        yield
     except UsageError:
         raise
     except Exception as exc:
