@@ -19,6 +19,7 @@ import ipaddress
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -99,6 +100,17 @@ def check_management_bind(host: str, user: str | None, insecure: bool) -> str | 
             "anyone who reaches it can change the routers' filters")
 
 
+Answer = tuple[int, dict[str, str], bytes]  # status, headers, body
+
+
+@dataclass(frozen=True)
+class _Request:
+    method: str
+    target: str
+    fields: dict[str, str]
+    body: bytes
+
+
 class ManagementServer:
     def __init__(self, control: RouterControl, metrics: Metrics, health: Callable[[], dict[str, Any]],
                  user: str | None = None, password: str | None = None) -> None:
@@ -110,7 +122,11 @@ class ManagementServer:
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            status, headers, body = await asyncio.wait_for(self._serve(reader), READ_TIMEOUT)
+            # Only the reading is bounded in time: once the request is in, the answer is worked out
+            # whatever it takes (it is bounded by the body's size), and the client is told its outcome -
+            # a filter compiled after a timeout answer would be set while the client was told it was not.
+            read = await asyncio.wait_for(self._read(reader), READ_TIMEOUT)
+            status, headers, body = read if not isinstance(read, _Request) else await self._serve(read)
         except asyncio.TimeoutError:
             status, headers, body = _error(408, "java.io.IOException", "no complete request in time")
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, UnicodeError):
@@ -133,7 +149,8 @@ class ManagementServer:
         finally:
             writer.close()
 
-    async def _serve(self, reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+    async def _read(self, reader: asyncio.StreamReader) -> _Request | Answer:
+        """The request (head and body), or the error answer when it is refused before its body."""
         raw = await reader.readuntil(b"\r\n\r\n")
         if len(raw) > MAX_HEAD_BYTES:
             raise ValueError("request head too large")
@@ -152,6 +169,10 @@ class ManagementServer:
                           f"request body over {MAX_BODY_BYTES:,} bytes")
         length = int(declared)
         body = await reader.readexactly(length) if length else b""
+        return _Request(method, target, fields, body)
+
+    async def _serve(self, request: _Request) -> Answer:
+        method, target, fields, body = request.method, request.target, request.fields, request.body
         path = urlsplit(target).path
         if path == "/healthz":
             return _json(200, self.health())

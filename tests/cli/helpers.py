@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+# A hang guard, not a speed limit: generous enough for a Spark start-up (analyze, diff --keys) on a
+# machine whose two cores the suite's parallel workers share.
+HANG_GUARD = 900  # s
 
 
 @dataclass
@@ -23,6 +26,6 @@ def arouter(*args: str, stdin: str | None = None, cwd: Path | None = None, env: 
     full_env.pop("ARTEMIS_INSTANCE", None)
     proc = subprocess.run(
         [sys.executable, "-m", "artemis_routing_cli", *args],
-        input=stdin, capture_output=True, text=True, cwd=cwd or REPO, env=full_env, timeout=120,
+        input=stdin, capture_output=True, text=True, cwd=cwd or REPO, env=full_env, timeout=HANG_GUARD,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
