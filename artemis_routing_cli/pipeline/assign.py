@@ -107,7 +107,7 @@ def _inputs(router: Router, batch: pd.DataFrame,
         for i, k in enumerate(keys):
             if errors[i] is None and k:
                 try:
-                    connection_from_record(router.key_type, {"key": k})
+                    connection_from_record(router.key_type, {"key": k}, router.sni_encoding)
                 except UsageError as exc:
                     errors[i] = exc.message
         return keys, errors
@@ -122,7 +122,8 @@ def _inputs(router: Router, batch: pd.DataFrame,
         conn = memo.get(values)
         if conn is None:
             try:
-                conn = connection_from_record(router.key_type, dict(zip(names, values, strict=True)))
+                conn = connection_from_record(router.key_type, dict(zip(names, values, strict=True)),
+                                              router.sni_encoding)
             except UsageError as exc:
                 conn = exc.message
             memo[values] = conn

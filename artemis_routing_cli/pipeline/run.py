@@ -241,7 +241,7 @@ def bad_samples(assigned: DataFrame, jobs: Sequence[RouterJob], where: Blocks) -
             if r[f"{prefix(i)}status"] != BAD_KEY:
                 continue
             try:
-                connection_from_record(job.router.key_type, record)
+                connection_from_record(job.router.key_type, record, job.router.sni_encoding)
                 why = "not a key for this router"
             except UsageError as exc:
                 why = exc.message
