@@ -270,6 +270,9 @@ def _route(keys: DataFrame, jobs: Sequence[RouterJob], full: bool, engine: str,
     for i in in_pandas:
         fields[i] = job_fields(i, job_list[i], full)
     if in_pandas:
+        from .executors import check_executors
+
+        check_executors(keys.sparkSession)
         if ordered([jobs[i] for i in in_pandas]):
             frame = frame.coalesce(1)
         done = [n for i in on_jvm for n, _ in fields[i]] + [n for n, _ in flag]
