@@ -101,15 +101,20 @@ def _inputs(router: Router, batch: pd.DataFrame,
     bad_input = _strings(batch[BAD]) if BAD in batch.columns else [None] * len(batch)
     if "key" in batch.columns:
         keys = _lists(_strings(batch["key"])) if "key" in lists else _strings(batch["key"])
-        if router.key_type != "SOURCE_IP":
+        # an address, or a host name a Java client must be able to send: checked key by key
+        if router.key_type != "SOURCE_IP" and (router.key_type != "SNI_HOST" or router.sni_encoding == "raw"):
             return keys, bad_input
         errors = list(bad_input)
+        seen: dict[str, str | None] = {}
         for i, k in enumerate(keys):
             if errors[i] is None and k:
-                try:
-                    connection_from_record(router.key_type, {"key": k}, router.sni_encoding)
-                except UsageError as exc:
-                    errors[i] = exc.message
+                if k not in seen:
+                    try:
+                        connection_from_record(router.key_type, {"key": k}, router.sni_encoding)
+                        seen[k] = None
+                    except UsageError as exc:
+                        seen[k] = exc.message
+                errors[i] = seen[k]
         return keys, errors
     cols: dict[str, list] = {c: _strings(batch[c]) for c in batch.columns if c in RECORD_COLUMNS}
     for c in lists & set(cols):

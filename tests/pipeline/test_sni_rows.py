@@ -77,6 +77,15 @@ def test_bad_sni_host_is_a_bad_row_for_every_router_on_both_engines_as_simulate(
                               "consistent-hash-router": len(BAD_HOSTS), "sni-raw": 0, "cid-raw": 0}
     assert bad_counts == {"jvm": len(BAD_HOSTS), "pandas": len(BAD_HOSTS)}
 
+    # a text file of host names for an SNI_HOST router (Java-encoded: routed in pandas): the same rule
+    text = tmp_path / "hosts.txt"
+    text.write_text("".join(h + "\n" for h in hosts), encoding="utf-8")
+    sni = deepcopy(_named("sticky-router"))
+    sni.name, sni.key_type = "sni-java", "SNI_HOST"
+    got = sorted(((r["_row"], r["key"]), (r["r0_status"], r["r0_target"], r["r0_key_value"]))
+                 for r in assign(read_keys(spark, str(text)), build_jobs([sni], [])).collect())
+    assert [answer for _, answer in got] == [_engine_answer(deepcopy(sni), {"key": h}) for h in hosts]
+
     # simulate --keys-file: every bad host is an error at its line for a CLIENT_ID router (Java encoding),
     # none for a raw one; the good records' answers are the ones above
     cfg = load_text((Path(__file__).resolve().parents[2] / "samples" / "broker.xml").read_text(encoding="utf-8"))
