@@ -71,8 +71,10 @@ def analyze_command(
                                              help="Spark configuration (repeat)."),
     engine: str = typer.Option("auto", "--engine",
                                help="auto (Spark SQL + Java UDFs where exact, else pandas), jvm or pandas."),
-    spark_log_level: str = typer.Option("ERROR", "--spark-log-level",
-                                         help="Spark's own log level on stderr (WARN, INFO, ...)."),
+    spark_log_level: Optional[str] = typer.Option(None, "--spark-log-level",
+                                                  help="Spark's own log level on stderr (WARN, INFO, ...; "
+                                                       "default ERROR) when Spark runs here, not over "
+                                                       "--remote: a Connect server keeps its own."),
 ) -> None:
     """Route a whole key population on Spark: per-target counts, refusals, imbalance and what-ifs.
 
@@ -90,7 +92,7 @@ def analyze_command(
 
     from ..pipeline.preflight import RouterInput, check_routers, parse_key_columns
     from ..pipeline.run import check_output_options
-    from ..pipeline.session import LOG_LEVELS, check_master, parse_conf, worker_python
+    from ..pipeline.session import DEFAULT_LOG_LEVEL, LOG_LEVELS, check_master, parse_conf, worker_python
     from ..pipeline.table_input import key_input
     from ..pipeline.whatif import parse_scenarios
     from ..routing.selection import select_routers
@@ -101,8 +103,12 @@ def analyze_command(
     from ..pipeline.connect import resolve_remote
 
     connect_to, connect_note = resolve_remote(remote, master)
-    if spark_log_level.upper() not in LOG_LEVELS:
+    if spark_log_level is not None and spark_log_level.upper() not in LOG_LEVELS:
         raise UsageError(f"--spark-log-level {spark_log_level!r}: use one of {', '.join(LOG_LEVELS)}")
+    if spark_log_level is not None and connect_to is not None:
+        from ..pipeline.connect import LOG_LEVEL_REMOTE
+
+        raise UsageError(LOG_LEVEL_REMOTE.format(server=connect_to.shown))
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
     mapping = parse_key_columns(key_column or [])
@@ -157,7 +163,7 @@ def analyze_command(
         spark = connect_session(connect_to, spark_conf)
     else:
         os.environ.pop("SPARK_REMOTE", None)  # --master was given: PySpark would go to the server
-        spark = start_session(master, spark_conf, spark_log_level)
+        spark = start_session(master, spark_conf, spark_log_level or DEFAULT_LOG_LEVEL)
     from ..pipeline.progress import Reporter
 
     try:

@@ -2,22 +2,42 @@
 
 from __future__ import annotations
 
-from .loader import LoadOptions, RawDocument, load_document
-from .model import BrokerConfig
-from .parse import build_config
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .loader import LoadOptions
+    from .model import BrokerConfig
 
 __all__ = ["BrokerConfig", "LoadOptions", "RawDocument", "load", "load_document", "load_text",
            "with_broker_properties"]
+
+# Imported on first use, not with the package: the routing engine imports ``config.model`` only, and
+# Spark's executors run it without the XML loader's dependencies (lxml) — see pipeline/executors.py.
+_LAZY = {"LoadOptions": "loader", "RawDocument": "loader", "load_document": "loader", "BrokerConfig": "model"}
+
+
+def __getattr__(name: str) -> Any:  # noqa: ANN401 (PEP 562: the lazily imported names above)
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 
 def load(path: str, options: LoadOptions | None = None, *, stdin_bytes: bytes | None = None) -> BrokerConfig:
     """Load one broker.xml (``-`` reads stdin) as the broker would, then its broker properties;
     raises ConfigError on bad input."""
+    from .loader import load_document
+    from .parse import build_config
+
     return with_broker_properties(build_config(load_document(path, options, stdin_bytes=stdin_bytes)), options, path)
 
 
 def with_broker_properties(config: BrokerConfig, options: LoadOptions | None, path: str) -> BrokerConfig:
     """``config`` with the broker properties its options name (or that lie beside it) applied."""
+    from .loader import LoadOptions
+
     options = options or LoadOptions()
     from .properties import apply_broker_properties  # small; imported here to keep the layers plain
 
@@ -27,6 +47,9 @@ def with_broker_properties(config: BrokerConfig, options: LoadOptions | None, pa
 
 def load_text(text: str, options: LoadOptions | None = None, *, name: str = "<string>") -> BrokerConfig:
     """Load broker.xml content given as a string (tests, stdin); XInclude is relative to the cwd."""
+    from .loader import load_document
+    from .parse import build_config
+
     doc = load_document("-", options, stdin_bytes=text.encode("utf-8"))
     if name != "<string>":
         doc.path = name

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import FrozenInstanceError
+from typing import TYPE_CHECKING
 
-from lxml import etree
+if TYPE_CHECKING:  # the routing engine (and Spark's executors) use Pos without lxml
+    from lxml import etree
 
 
 class Pos:
@@ -182,6 +184,8 @@ class Locator:
         one pass, however many positions are asked for."""
         ranks = self._ranks
         if ranks is None:
+            from lxml import etree
+
             ranks = self._ranks = {}
             counts: dict[tuple[str, int, str], int] = {}
             origin, main = self._origin, self.main_file

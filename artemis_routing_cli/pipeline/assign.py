@@ -101,15 +101,20 @@ def _inputs(router: Router, batch: pd.DataFrame,
     bad_input = _strings(batch[BAD]) if BAD in batch.columns else [None] * len(batch)
     if "key" in batch.columns:
         keys = _lists(_strings(batch["key"])) if "key" in lists else _strings(batch["key"])
-        if router.key_type != "SOURCE_IP":
+        # an address, or a host name a Java client must be able to send: checked key by key
+        if router.key_type != "SOURCE_IP" and (router.key_type != "SNI_HOST" or router.sni_encoding == "raw"):
             return keys, bad_input
         errors = list(bad_input)
+        seen: dict[str, str | None] = {}
         for i, k in enumerate(keys):
             if errors[i] is None and k:
-                try:
-                    connection_from_record(router.key_type, {"key": k})
-                except UsageError as exc:
-                    errors[i] = exc.message
+                if k not in seen:
+                    try:
+                        connection_from_record(router.key_type, {"key": k}, router.sni_encoding)
+                        seen[k] = None
+                    except UsageError as exc:
+                        seen[k] = exc.message
+                errors[i] = seen[k]
         return keys, errors
     cols: dict[str, list] = {c: _strings(batch[c]) for c in batch.columns if c in RECORD_COLUMNS}
     for c in lists & set(cols):
@@ -122,7 +127,8 @@ def _inputs(router: Router, batch: pd.DataFrame,
         conn = memo.get(values)
         if conn is None:
             try:
-                conn = connection_from_record(router.key_type, dict(zip(names, values, strict=True)))
+                conn = connection_from_record(router.key_type, dict(zip(names, values, strict=True)),
+                                              router.sni_encoding)
             except UsageError as exc:
                 conn = exc.message
             memo[values] = conn
@@ -269,6 +275,9 @@ def _route(keys: DataFrame, jobs: Sequence[RouterJob], full: bool, engine: str,
     for i in in_pandas:
         fields[i] = job_fields(i, job_list[i], full)
     if in_pandas:
+        from .executors import check_executors
+
+        check_executors(keys.sparkSession)
         if ordered([jobs[i] for i in in_pandas]):
             frame = frame.coalesce(1)
         done = [n for i in on_jvm for n, _ in fields[i]] + [n for n, _ in flag]

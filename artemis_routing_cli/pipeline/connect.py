@@ -10,6 +10,9 @@ session gives through py4j has a Connect-side counterpart here:
   ``addPyFile`` (:mod:`.ship`);
 - the Java UDFs: the jar is uploaded as a session artifact instead of ``ADD JAR`` (:mod:`.jvm_udf`).
 
+``--spark-log-level`` has no counterpart (the server's log4j decides; see ``LOG_LEVEL_REMOTE``): it
+is refused with ``--remote`` rather than silently ignored.
+
 The URL may carry parameters (``sc://host:port/;token=...``): only host and port are ever printed.
 """
 
@@ -31,6 +34,11 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 15002  # Spark Connect's gRPC port
 ENV = "SPARK_REMOTE"
 CONNECT_PACKAGES = ("grpc", "grpc_status", "google.rpc", "zstandard", "pandas", "pyarrow")
+# A Connect client has no call that sets the server's log level (no SparkContext.setLogLevel, and the
+# server refuses spark.log.level as a session setting): the option is refused rather than ignored.
+LOG_LEVEL_REMOTE = ("--spark-log-level cannot apply to {server}: its log level is the server's own "
+                    "(its log4j2 configuration) and a Connect client cannot change it; drop "
+                    "--spark-log-level, or give --master to run Spark here")
 _URL = re.compile(r"sc://(?P<host>\[[0-9A-Fa-f:.]+\]|[^:/;\[\]]+)(?::(?P<port>\d{1,5}))?/?(?:;.*)?")
 
 

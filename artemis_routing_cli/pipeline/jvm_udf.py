@@ -12,7 +12,9 @@ is uploaded as a session artifact) and registered:
 - ``arouter_matches(s, pattern)`` -> boolean: ``matcher(s).matches()`` (the local-target-filter);
 - ``arouter_source_ip(s, native, every_scope)`` -> string: the SOURCE_IP key of a source address as
   ``simulate`` reads it (routing/keys.py: ``source_address`` then ``source_ip_key``), null when ``s``
-  is not an address (``SourceAddress.java``, checked against the engine by tests on the JDK).
+  is not an address (``SourceAddress.java``, checked against the engine by tests on the JDK);
+- ``arouter_sni_sendable(host)`` -> boolean: whether ``new SNIHostName(host)`` accepts the name (a Java
+  client can send it as SNI), the JDK's own check.
 
 A tiny job checks the registered functions against the engine before they are used. When anything
 fails (no javac, a compile error, a class the executors cannot load) :func:`enable` returns the
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING
 from ..routing.fnv import fnv1a32
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Column, SparkSession
 
 JAVA_DIR = Path(__file__).parent / "java"
 PACKAGE = "arouter.udf"
@@ -41,14 +43,18 @@ FNV = "arouter_fnv"
 FIND = "arouter_find"
 MATCHES = "arouter_matches"
 SOURCE_IP = "arouter_source_ip"
+SNI_SENDABLE = "arouter_sni_sendable"
 # SQL name -> (class, Spark SQL return type)
 FUNCTIONS = {FNV: (f"{PACKAGE}.Fnv1a", "int"), FIND: (f"{PACKAGE}.RegexFind", "string"),
-             MATCHES: (f"{PACKAGE}.RegexMatches", "boolean"), SOURCE_IP: (f"{PACKAGE}.SourceIpKey", "string")}
+             MATCHES: (f"{PACKAGE}.RegexMatches", "boolean"), SOURCE_IP: (f"{PACKAGE}.SourceIpKey", "string"),
+             SNI_SENDABLE: (f"{PACKAGE}.SniSendable", "boolean")}
 COMPILE_TIMEOUT = 120  # s: javac on four small files takes a few seconds on a slow machine
 # Self-check: strings and the engine's answers (artemis-facts §2.3 test vectors, a surrogate pair).
 CHECK_TEXTS = ("a", "test", "", "FOO1", "h\u00e9llo", "\U0001F600x")
 CHECK_PATTERN = "[^-]+"
 CHECK_ADDRESSES = ("10.0.0.1:5000", "fe80::1%2", "[::1]", "::ffff:1.2.3.4", "01.2.3.4", "/10.0.0.2:1")
+# as many as CHECK_ADDRESSES: one job checks both
+CHECK_HOSTS = ("a.example", "A_B", "host.", "caf\u00e9.example", "x..y", "\U0001F600")
 
 _enabled: dict[tuple[str, str], str | None] = {}  # (application id, cache) -> None (ready) or why not
 
@@ -158,10 +164,15 @@ def _register(spark: SparkSession) -> None:
                         F.call_function(FIND, F.concat("s", F.lit("-x")), F.lit(CHECK_PATTERN)).alias("f"),
                         F.call_function(MATCHES, "s", F.lit("\\p{L}+")).alias("m"))
                 .collect())
-        ips = (spark.range(len(CHECK_ADDRESSES), numPartitions=1)
-               .select(F.element_at(F.array(*map(F.lit, CHECK_ADDRESSES)), F.col("id").cast("int") + 1).alias("s"))
-               .select("s", F.call_function(SOURCE_IP, "s", F.lit(True), F.lit(False)).alias("k"))
-               .collect())
+        # one job for the addresses and the host names (the two tuples are as long)
+        def nth(values: tuple[str, ...]) -> Column:
+            return F.element_at(F.array(*map(F.lit, values)), F.col("id").cast("int") + 1)
+
+        pairs = (spark.range(len(CHECK_ADDRESSES), numPartitions=1)
+                 .select(nth(CHECK_ADDRESSES).alias("s"), nth(CHECK_HOSTS).alias("h"))
+                 .select("s", "h", F.call_function(SOURCE_IP, "s", F.lit(True), F.lit(False)).alias("k"),
+                         F.call_function(SNI_SENDABLE, "h").alias("ok"))
+                 .collect())
     except Exception as exc:  # py4j / Spark errors: one line, then Python routing
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise UdfUnavailable(f"cannot load the UDF jar: {first}") from None
@@ -170,7 +181,8 @@ def _register(spark: SparkSession) -> None:
     find, full = compile_java(CHECK_PATTERN), compile_java("\\p{L}+")
     got = sorted((r["s"], r["h"], r["f"], r["m"]) for r in rows)
     want = sorted((s, fnv1a32(s), find.find(s + "-x"), full.matches(s)) for s in CHECK_TEXTS)
-    if got != want or sorted((r["s"], r["k"]) for r in ips) != sorted((a, source_key(a)) for a in CHECK_ADDRESSES):
+    if (got != want or sorted((r["s"], r["k"]) for r in pairs) != sorted((a, source_key(a)) for a in CHECK_ADDRESSES)
+            or sorted((r["h"], r["ok"]) for r in pairs) != sorted((h, sni_sendable(h)) for h in CHECK_HOSTS)):
         raise UdfUnavailable("the Java UDFs disagree with the engine on the self-check")
 
 
@@ -183,6 +195,17 @@ def source_key(value: str, native: bool = True, broker: tuple[int, int] | None =
         return source_ip_key(source_address(value, native=native, broker=broker or NEWEST_BROKER))
     except UsageError:
         return None
+
+
+def sni_sendable(host: str) -> bool:
+    """What ``arouter_sni_sendable`` answers, from the engine: a Java client can send ``host`` as SNI."""
+    from ..routing.sni import SniNameError, java_sni_host_name
+
+    try:
+        java_sni_host_name(host)
+    except SniNameError:
+        return False
+    return True
 
 
 def enable(spark: SparkSession) -> str | None:

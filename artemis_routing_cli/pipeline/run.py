@@ -18,7 +18,7 @@ from .summary import collect_counted, collect_groups, summarise
 from .whatif import Scenario, check_applicable, variant
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 OUTPUT_FORMATS = ("parquet", "csv")
 # --mode: what to do when --output exists (Spark's own save modes).
@@ -130,33 +130,34 @@ def analyze(
     jobs = build_jobs(routers, scenarios)
     progress(f"reading keys from {keys_path}")
     keys, positions = read_keys_and_positions(spark, keys_path, keys_format, inp)
-    stop = None
-    if max_errors is not None:
-        progress(f"looking for more than {max_errors:,} bad row(s) (--max-errors)")
-        with worker_errors():
-            stop = stop_point(keys, jobs, max_errors, engine, progress)
-        if stop is not None:
-            keys = keys.filter(at_or_before(*stop))
-    assigned = None
-    if output is not None:
-        from pyspark import StorageLevel
+    from pyspark import StorageLevel
 
-        assigned = assign(keys, jobs, engine=engine, progress=progress).persist(StorageLevel.MEMORY_AND_DISK)
-        progress("routing keys and counting")
-    kind = inp.format if inp is not None else "text" if "key" in keys.columns else "record"
+    stop = None
+    cached = None  # routed once, kept for the counts, the bad rows' samples and --output
+    assigned = None  # the rows the figures cover
     try:
+        if max_errors is not None:
+            progress(f"looking for more than {max_errors:,} bad row(s) (--max-errors)")
+            with worker_errors():
+                cached, stop = stop_point(keys, jobs, max_errors, engine, progress)
+            assigned = cached if stop is None else cached.filter(at_or_before(*stop))
+        elif output is not None:
+            cached = assigned = assign(keys, jobs, engine=engine, progress=progress).persist(
+                StorageLevel.MEMORY_AND_DISK)
+        kind = inp.format if inp is not None else "text" if "key" in keys.columns else "record"
+        progress("routing keys and counting")
         with worker_errors():
             where = None
             if assigned is not None:
                 # Counting first fills the cache: the per-router rows written next are read from it,
                 # so every key is routed once however many routers there are.
                 groups = collect_groups(assigned, jobs)
+            else:
+                groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
+            if output is not None and assigned is not None:
                 progress(f"writing per-key assignments to {output}")
                 where = blocks(positions, kind)
                 write_assignments(assignments(assigned, jobs, where), output, output_format, output_mode)
-            else:
-                progress("routing keys and counting")
-                groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
             samples: list[dict[str, object]] = []
             if any(v.get(BAD_ROW) or any(v[f"{prefix(i)}status"] == BAD_KEY for i in range(len(jobs)))
                    for v, _ in groups):
@@ -164,8 +165,8 @@ def analyze(
                 frame = assigned if assigned is not None else assign(keys, jobs, engine=engine, progress=progress)
                 samples = bad_samples(frame, jobs, where or blocks(positions, kind))
     finally:
-        if assigned is not None:
-            assigned.unpersist()
+        if cached is not None:
+            cached.unpersist()
     summary = summarise(jobs, groups, samples)
     if max_errors is not None:
         summary["max_errors"] = max_errors
@@ -189,27 +190,52 @@ def worker_errors() -> Iterator[None]:
         raise mapped from None
 
 
-def stop_point(keys: DataFrame, jobs: Sequence[RouterJob], max_errors: int, engine: str,
-               progress: Callable[[str], None]) -> tuple[str, int, int] | None:
-    """Where a run with ``--max-errors`` stops: (file, block, row) of a bad row with more than
-    ``max_errors`` bad rows at or before it, or None when the input has no more than that.
-
-    Spark takes the first ``max_errors + 1`` bad rows it finds and stops reading (a limit reads the
-    first partitions first, then more only as needed), so a hopeless input costs a fraction of a run.
-    """
+def _bad(flagged: DataFrame, jobs: Sequence[RouterJob]) -> Column:
+    """The condition: the row is bad (for some router, or for all)."""
     from functools import reduce
 
     from pyspark.sql import functions as F
 
-    flagged = assign(keys, jobs, engine=engine, progress=progress)
     conds = [F.col(f"{prefix(i)}status") == BAD_KEY for i in range(len(jobs))]
     if BAD_ROW in flagged.columns:
         conds.append(F.col(BAD_ROW))
-    found = (flagged.filter(reduce(lambda a, b: a | b, conds)).select(FILE, BLOCK, ROW)
-             .limit(max_errors + 1).collect())
+    return reduce(lambda a, b: a | b, conds)
+
+
+def stop_point(keys: DataFrame, jobs: Sequence[RouterJob], max_errors: int, engine: str,
+               progress: Callable[[str], None]) -> tuple[DataFrame, tuple[str, int, int] | None]:
+    """The routed rows (persisted: the caller counts them and unpersists) and where a run with
+    ``--max-errors`` stops: (file, block, row) of the ``max_errors + 1``-th bad row in input order
+    (files by name, then lines), or None when the input has no more bad rows than that.
+
+    Spark takes the first ``max_errors + 1`` bad rows it finds and stops reading (a limit reads the
+    first partitions first, then more only as needed), so a hopeless input costs a fraction of a run.
+    Those need not be the first in input order (Spark reads the largest files first): the rows up to
+    the last of them are then routed again (and only those), to find the first ``max_errors + 1``.
+    With no more than ``max_errors`` bad rows the whole input was routed once, into the cache.
+    """
+    from pyspark import StorageLevel
+
+    order = [FILE, BLOCK, ROW]
+    flagged = assign(keys, jobs, engine=engine, progress=progress).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        found = flagged.filter(_bad(flagged, jobs)).select(*order).limit(max_errors + 1).collect()
+    except BaseException:
+        flagged.unpersist()
+        raise
     if len(found) <= max_errors:
-        return None
-    return max((str(r[FILE]), int(r[BLOCK]), int(r[ROW])) for r in found)
+        return flagged, None
+    flagged.unpersist()
+    last = max((str(r[FILE]), int(r[BLOCK]), int(r[ROW])) for r in found)
+    near = assign(keys.filter(at_or_before(*last)), jobs, engine=engine, progress=progress).persist(
+        StorageLevel.MEMORY_AND_DISK)
+    try:
+        first = near.filter(_bad(near, jobs)).select(*order).orderBy(*order).limit(max_errors + 1).collect()
+    except BaseException:
+        near.unpersist()
+        raise
+    r = first[-1]
+    return near, (str(r[FILE]), int(r[BLOCK]), int(r[ROW]))
 
 
 # Bad rows shown in the summary (all are counted).
@@ -218,16 +244,9 @@ BAD_SAMPLES = 10
 
 def bad_samples(assigned: DataFrame, jobs: Sequence[RouterJob], where: Blocks) -> list[dict[str, object]]:
     """The first few bad rows: file, line or record, the router (None: every router) and why."""
-    from functools import reduce
-
-    from pyspark.sql import functions as F
-
     from ..routing.keys import connection_from_record
 
-    conds = [F.col(f"{prefix(i)}status") == BAD_KEY for i in range(len(jobs))]
-    if BAD_ROW in assigned.columns:
-        conds.append(F.col(BAD_ROW))
-    rows = assigned.filter(reduce(lambda a, b: a | b, conds)).orderBy(FILE, BLOCK, ROW).limit(BAD_SAMPLES).collect()
+    rows = assigned.filter(_bad(assigned, jobs)).orderBy(FILE, BLOCK, ROW).limit(BAD_SAMPLES).collect()
     out: list[dict[str, object]] = []
     for r in rows:
         place: dict[str, object] = (
@@ -241,7 +260,7 @@ def bad_samples(assigned: DataFrame, jobs: Sequence[RouterJob], where: Blocks) -
             if r[f"{prefix(i)}status"] != BAD_KEY:
                 continue
             try:
-                connection_from_record(job.router.key_type, record)
+                connection_from_record(job.router.key_type, record, job.router.sni_encoding)
                 why = "not a key for this router"
             except UsageError as exc:
                 why = exc.message

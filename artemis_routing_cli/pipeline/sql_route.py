@@ -27,6 +27,10 @@ SOURCE_IP: the key is the address as the broker prints it, from our Java UDF ``a
 broker version). A row whose source address is not an address is not a key (``BAD_KEY``), for a
 SOURCE_IP router given a ``key`` column, and for every router given a ``source_ip`` column (as
 ``connection_from_record`` refuses the whole record); so is a row the reader marked bad (``_bad``).
+Likewise a ``sni_host`` column holds the host name each client connects to: under the Java encoding
+(``--sni-encoding java``, the default) a name ``new SNIHostName`` refuses makes the row not a key for
+every router, whatever its key type (``simulate --keys-file`` refuses the record at its line), checked by
+our Java UDF ``arouter_sni_sendable`` (the JDK's own ``SNIHostName``).
 
 Routers sharing a key type, filter or transformation (what-if variants always do) share those
 columns, so each UDF runs once per row and distinct input.
@@ -46,7 +50,7 @@ from ..routing.policies import ConsistentHashModuloPolicy, FirstElementPolicy, R
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router
 from ..routing.targets import INT_MAX, Target
 from .inputs import BAD
-from .jvm_udf import FIND, FNV, MATCHES, SOURCE_IP
+from .jvm_udf import FIND, FNV, MATCHES, SNI_SENDABLE, SOURCE_IP
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -154,13 +158,20 @@ class SqlRouting:
             return "key" if router.key_type == "SOURCE_IP" else None
         return "source_ip" if "source_ip" in self.columns else None
 
+    def _sni_column(self, router: Router) -> str | None:
+        """The column whose values must be host names a Java client can send, for ``router``."""
+        if "key" in self.columns or "sni_host" not in self.columns or router.sni_encoding == "raw":
+            return None  # (an SNI_HOST router given a ``key`` column and Java-encoded names routes in Python)
+        return "sni_host"
+
     def bad(self, router: Router) -> str | None:
         """A boolean column: the row is not a key for ``router`` (None: no row can be bad)."""
         from pyspark.sql import functions as F
 
         source = self._source_column(router)
+        sni = self._sni_column(router)
         marked = BAD in self.columns
-        if source is None and not marked:
+        if source is None and sni is None and not marked:
             return None
 
         def make() -> Column:
@@ -169,12 +180,15 @@ class SqlRouting:
                 parsed = F.col(self._source(source, True, False))  # validity does not depend on the transport
                 value = F.col(source)
                 conds.append(value.isNotNull() & (value != F.lit("")) & parsed.isNull())
+            if sni is not None:
+                host = F.col(sni)
+                conds.append(host.isNotNull() & (host != F.lit("")) & ~_call(SNI_SENDABLE, host))
             out = conds[0]
             for c in conds[1:]:
                 out = out | c
             return out
 
-        return self._column(1, ("bad", source, marked), make)
+        return self._column(1, ("bad", source, sni, marked), make)
 
     def _raw(self, router: Router) -> Column:
         from pyspark.sql import functions as F

@@ -21,8 +21,9 @@ CONNECT_STARTED = "Spark Connect server started at"
 SERVER_START_TIMEOUT = 300  # s: a JVM and a SparkContext on a loaded 2-core machine
 
 
-def python_without_arouter(tmp: Path) -> Path:
-    """An interpreter with numpy, pandas, pyarrow and pyspark but no ``artemis_routing_cli``.
+def python_without_arouter(tmp: Path, lacking: tuple[str, ...] = ()) -> Path:
+    """An interpreter with numpy, pandas, pyarrow and pyspark but no ``artemis_routing_cli`` (nor
+    the modules ``lacking`` names: a .pth line makes their import fail as a missing module's does).
 
     A virtualenv that sees this interpreter's site-packages through a plain path line (so the
     editable install's import hook, itself a .pth file there, is not run), started with ``-I`` so
@@ -33,11 +34,15 @@ def python_without_arouter(tmp: Path) -> Path:
     purelib = Path(sysconfig.get_paths(vars={"base": str(env_dir), "platbase": str(env_dir)})["purelib"])
     purelib.mkdir(parents=True, exist_ok=True)
     (purelib / "host-site.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    if lacking:
+        (purelib / "lacking.pth").write_text(f"import sys; sys.modules.update(dict.fromkeys({list(lacking)!r}))\n",
+                                             encoding="utf-8")
     wrapper = tmp / "bare-python"
     wrapper.write_text(f'#!/bin/sh\nexec "{env_dir / "bin" / "python"}" -I "$@"\n', encoding="utf-8")
     wrapper.chmod(0o755)
     probe = subprocess.run(
-        [str(wrapper), "-c", "import numpy, pandas, pyarrow, pyspark, importlib.util, sys;"
+        [str(wrapper), "-c", "import importlib.util, sys;"
+         f"[__import__(m) for m in {[m for m in ('numpy', 'pandas', 'pyarrow', 'pyspark') if m not in lacking]!r}];"
          "sys.exit(importlib.util.find_spec('artemis_routing_cli') is not None)"],
         capture_output=True, text=True, timeout=60, check=False)
     assert probe.returncode == 0, f"the bare Python is not what the test needs: {probe.stderr}"

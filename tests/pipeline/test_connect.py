@@ -176,3 +176,43 @@ def test_the_servers_progress_reads_as_the_status_tracker() -> None:
     assert line is not None and line.startswith("stage 3: 2/8 tasks done, 2 running, 10s elapsed")
     tracker([stage], 0, "op", True)
     assert snapshot(tracker) == []
+
+
+_TRY_LOG_LEVEL = """
+import sys
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+try:
+    spark.sparkContext.setLogLevel("INFO")
+    print("setLogLevel: applied")
+except Exception as exc:
+    print("setLogLevel: refused", type(exc).__name__)
+try:
+    spark.conf.set("spark.log.level", "INFO")
+    print("spark.log.level: applied")
+except Exception as exc:
+    print("spark.log.level: refused", type(exc).__name__)
+spark.stop()
+"""
+
+
+@pytest.mark.spark
+def test_spark_log_level_is_refused_over_connect_where_it_cannot_apply(server: str, tmp_path: Path) -> None:
+    """The real server: a Connect client can neither call setLogLevel nor set spark.log.level, so
+    --spark-log-level with --remote (or SPARK_REMOTE) is refused before any work, not ignored."""
+    import subprocess
+    import sys
+
+    tried = subprocess.run([sys.executable, "-c", _TRY_LOG_LEVEL, server], capture_output=True, text=True,
+                           timeout=300, check=False)
+    assert tried.returncode == 0, tried.stderr
+    assert tried.stdout.splitlines()[0].startswith("setLogLevel: refused"), tried.stdout
+    assert tried.stdout.splitlines()[1].startswith("spark.log.level: refused"), tried.stdout
+    keys = _keys(tmp_path, 10, 13)
+    for args, env in (((*("--remote", server), "--spark-log-level", "INFO"), None),
+                      (("--spark-log-level", "warn"), {"SPARK_REMOTE": server})):
+        run = arouter("analyze", "--keys", str(keys), "-r", ROUTER, *args, env=env)
+        assert run.code == 2, run.err
+        (line,) = run.err.strip().splitlines()
+        assert line.startswith("arouter: --spark-log-level cannot apply to the Spark Connect server"), line
+        assert "a Connect client cannot change it" in line and "Traceback" not in run.err

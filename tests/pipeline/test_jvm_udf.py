@@ -17,6 +17,11 @@ PATTERNS = ["a*", "[^-]+", "(?x) FOO \\d+ # comment", "^\\p{L}+", "\\p{IsHan}+",
             "(?i)caf\u00e9", "(?iu)caf\u00e9", "a.b", "(?s)a.b", "^$", "(?m)^b$", ".$", "\\bx", "\\w+",
             "e\\p{M}", "[0-3]", "(?i)i\\d", "NULL|FOO.*"]
 
+HOSTS = ["a.example", "A.Example", "a_b.example", "host.", ".", "x..y", "caf\u00e9.example", "stra\u00dfe.de",
+         "\U0001F600.example", "-a.example", "a-.example", "a b", "xn--caf-dma.example", "xn--caf\u00e9.x",
+         "\uff21\uff22.example", "a\u3002b", "x" * 63 + ".example", "x" * 64 + ".example", "\u0221.example",
+         "\u05d0\u05d1", "\u05d0a", "1.2.3.4", "localhost", "a\u00ad.example"]
+
 
 def test_udfs_equal_the_engine(spark) -> None:
     from pyspark.sql import functions as F
@@ -32,6 +37,13 @@ def test_udfs_equal_the_engine(spark) -> None:
                   for t in TEXTS for p in PATTERNS)
     assert got == want
     assert {r[3] for r in got} >= {"", None}  # empty matches and no match both occur
+    # new SNIHostName on the JVM and the engine's Java client model agree on which names can be sent
+    from artemis_routing_cli.pipeline.jvm_udf import SNI_SENDABLE, sni_sendable
+
+    hosts = spark.createDataFrame([(h,) for h in HOSTS], "h string")
+    sent = {r["h"]: r["ok"] for r in hosts.select("h", F.call_function(SNI_SENDABLE, "h").alias("ok")).collect()}
+    assert sent == {h: sni_sendable(h) for h in HOSTS}
+    assert set(sent.values()) == {True, False}
 
 
 def test_without_javac_auto_routes_in_python_and_jvm_refuses(spark, tmp_path, monkeypatch) -> None:

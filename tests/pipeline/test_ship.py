@@ -68,6 +68,40 @@ def test_the_shipped_zip_holds_the_package_and_imports_alone(tmp_path: Path) -> 
     assert probe.stdout.startswith(str(target))
 
 
+def test_the_executor_side_imports_no_cli_or_xml_dependency(tmp_path: Path) -> None:
+    """What Spark's Python workers import to route (route_frames, the routers it unpickles, the probe)
+    needs numpy, pandas and pyarrow only: lxml, typer and rich are the driver's."""
+    import subprocess
+    import sys
+
+    from tests.cli.helpers import REPO
+
+    code = ("import sys; sys.modules.update(dict.fromkeys(['lxml', 'typer', 'rich', 'click']));"
+            "import artemis_routing_cli.pipeline.assign, artemis_routing_cli.pipeline.executors;"
+            "from artemis_routing_cli.pipeline.executors import EXECUTOR_MODULES;"
+            "print(sorted(m for m in ('numpy', 'pandas', 'pyarrow') if m in sys.modules), EXECUTOR_MODULES)")
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO,
+                           check=False)
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.split("]")[0] == "["  # imported on first use, in the workers
+
+
+@pytest.mark.spark
+def test_executors_lacking_a_module_stop_before_routing_with_one_sentence(need_spark, tmp_path: Path) -> None:
+    """local-cluster: an executor's Python without pyarrow is found by a tiny job before any routing:
+    one plain sentence naming the module and the fix, exit 2 (not a Py4J traceback)."""
+    bare = python_without_arouter(tmp_path, lacking=("pyarrow",))
+    keys = tmp_path / "ids.txt"
+    keys.write_text("".join(f"k{i}\n" for i in range(50)), encoding="utf-8")
+    run = run_arouter("analyze", "--keys", str(keys), "-r", ROUTER, "--engine", "pandas", "-f", "json",
+                      "--master", "local-cluster[1,1,1024]", "--conf", f"spark.pyspark.python={bare}")
+    assert run.returncode == 2, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("arouter: the Spark executors' Python cannot import pyarrow"), run.stderr
+    assert "spark.archives=" in last and "spark.pyspark.python" in last
+    assert "Traceback" not in run.stderr and "Py4J" not in run.stderr and run.stdout == ""
+
+
 @pytest.mark.parametrize(("master", "remote", "foreign", "ships"), [
     (None, False, False, False), ("local[2]", False, False, False), ("local", False, False, False),
     ("local[2]", False, True, True), ("local-cluster[2,1,1024]", False, False, True),
