@@ -35,7 +35,8 @@ class Listener:
     """What every connection of one listener shares."""
 
     __slots__ = ("spec", "name", "tls", "ssl_context", "native", "broker", "env", "limits", "open", "allowed", "loop",
-                 "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines", "scratch", "fast")
+                 "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines", "scratch", "fast",
+                 "answered_at_once")
 
     def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop,
                  ssl_context: ssl.SSLContext | None = None) -> None:
@@ -59,6 +60,7 @@ class Listener:
         # a plain hello that comes whole is answered without a session coroutine (.fast); not through
         # TLS (the session reads the handshake's result) nor behind a PROXY header (see RedirectProtocol)
         self.fast = not spec.tls
+        self.answered_at_once = 0  # connections answered that way (tests read it; not a metric)
 
     def deadlines_after_answer(self, idle_limit: float | None) -> Deadlines:
         """The queue for a connection's deadline after its answer: ``linger``, or its idle limit."""
@@ -189,20 +191,37 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         """Answer ``data``, the first bytes, without a session when they are a whole plain hello
         (:mod:`.fast`); then what the session's ``_close_cleanly`` does: half-close, discard what the
         client still sends until it closes, within ``linger``. False: nothing done, start the session."""
-        answer = answer_at_once(self, data, self.listener.env, self.listener.spec)
+        listener = self.listener
+        answer = answer_at_once(self, data, listener.env, listener.spec)
         if answer is None:
             return False
+        listener.answered_at_once += 1
         self.received = len(data)
         if answer is DROPPED:
             self._finish()
             return True
-        self._out.append(answer)
-        self.mark_answered(self.listener.env.linger)
-        self._linger()
-        if self.shut_write():
-            self._draining = True
-        else:
+        # ConnIO.mark_answered, the driver's _linger and ConnIO.shut_write, inline: the answer in one
+        # write, the deadline moved to linger, a FIN (a TCP transport can always write one)
+        self.answered = True
+        self.budget = None
+        transport = self.transport
+        if transport.is_closing():
             self._finish()
+            return True
+        transport.write(answer)
+        self._lingering = True
+        deadlines = self._deadlines
+        if deadlines is not None:
+            deadlines.discard(self)
+        self._deadlines = deadlines = listener.linger_deadlines
+        deadlines.add(self)
+        try:
+            transport.write_eof()
+        except (OSError, RuntimeError):
+            self._finish()
+            return True
+        self.shut = True
+        self._draining = True
         return True
 
     # -- driving the session ----------------------------------------------------------------------
