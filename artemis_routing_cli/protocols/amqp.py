@@ -476,6 +476,9 @@ def decode_open(fields: list[Any]) -> Open:
     container_id = _field(fields, 0, str, "container-id")
     if container_id is None:
         raise ProtocolError("AMQP open without the mandatory container-id")
+    count = len(fields)
+    if count <= 2:  # container-id and at most hostname (a short Open: every other field its default)
+        return Open(str(container_id), _field(fields, 1, str, "hostname") if count == 2 else None)
     properties = _field(fields, 9, dict, "properties", {})
     return Open(
         container_id=str(container_id),

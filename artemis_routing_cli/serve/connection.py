@@ -74,29 +74,29 @@ async def serve_connection(io: ConnIO, env: Env, spec: ListenerSpec) -> None:
             return
         session = SESSIONS.get(protocol)
         if session is None:
-            _drop(io, env, spec, "no_redirect", f"{protocol} has no connection-router redirect in the broker",
+            drop(io, env, spec, "no_redirect", f"{protocol} has no connection-router redirect in the broker",
                   protocol)
             return
         await session(io, head, env)  # returns when the broker would close (CORE: when the client does)
         await _close_cleanly(io)
     except HandshakeTimeout:
         if not io.answered:
-            _drop(io, env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
+            drop(io, env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
     except asyncio.CancelledError:
         if not io.expired:
             raise
         if not io.answered:  # the deadline passed while the session waited (quorum, cache commit)
-            _drop(io, env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
+            drop(io, env, spec, "timeout", "no routing decision before the handshake timeout", protocol)
     except Oversize as exc:
-        _drop(io, env, spec, "oversize", str(exc), protocol)
+        drop(io, env, spec, "oversize", str(exc), protocol)
     except UnexpectedProxyHeader:
         # AMQ224152 (proxyProtocolViolation): the acceptor does not expect a PROXY header
-        _drop(io, env, spec, "proxy_unexpected", "a PROXY protocol header on an acceptor with "
+        drop(io, env, spec, "proxy_unexpected", "a PROXY protocol header on an acceptor with "
               "proxyProtocolEnabled=false (AMQ224152)", protocol)
     except ProtocolError as exc:
-        _drop(io, env, spec, "malformed", str(exc), protocol)
+        drop(io, env, spec, "malformed", str(exc), protocol)
     except MatchBudgetExceeded as exc:
-        _drop(io, env, spec, "regex_budget", str(exc), protocol)
+        drop(io, env, spec, "regex_budget", str(exc), protocol)
     except (ConnectionError, ssl.SSLError, OSError):
         if not io.answered:
             env.metrics.handshake_errors.inc(spec.name, "connection_lost")
@@ -138,7 +138,7 @@ async def _upgrade(io: ConnIO, env: Env, spec: ListenerSpec, head: bytes) -> boo
     (then ``io`` reads and writes through it), False when the connection is to be closed (logged)."""
     settings = spec.websocket
     if settings.encoder_type is None:
-        _drop(io, env, spec, "websocket", "webSocketEncoderType is not one the broker knows (AMQ229248): "
+        drop(io, env, spec, "websocket", "webSocketEncoderType is not one the broker knows (AMQ229248): "
                                           "the upgrade fails", "http")
         return False
     ws = WebSocketServer(settings.subprotocols, max_frame_payload_length=settings.max_frame_payload_length,
@@ -153,7 +153,7 @@ async def _upgrade(io: ConnIO, env: Env, spec: ListenerSpec, head: bytes) -> boo
     if isinstance(answer, HttpRefused):
         io.write_raw(answer.response)
         status = f"answered {answer.status}" if answer.status is not None else "no answer"
-        _drop(io, env, spec, "http", f"{answer.reason} ({status})", "http")
+        drop(io, env, spec, "http", f"{answer.reason} ({status})", "http")
         return False
     assert isinstance(answer, Upgraded)
     io.write_raw(answer.response)
@@ -180,7 +180,7 @@ async def _unserved(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str) -> 
         pass
 
 
-def _drop(io: ConnIO, env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -> None:
+def drop(io: ConnIO, env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -> None:
     env.metrics.handshake_errors.inc(spec.name, reason)
     remote = io.peer.remote_address
     env.log.warning("closed", f"{remote} [{protocol}, {spec.name}]: {text}: connection closed",

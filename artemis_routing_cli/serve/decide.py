@@ -169,6 +169,24 @@ def route_within_budget(router: Router, conn: Connection) -> RouteResult:
             f"than {MATCH_BUDGET_SECONDS * 1000:g} ms for this key, the budget its regex evaluations get") from None
 
 
+def can_route_now(service: RouterService, monitor: PoolMonitor) -> bool:
+    """:func:`route` would not wait: no persisted cache to commit, and the pool is not below its
+    quorum (the engine cannot leave it there without a wait: nothing changes readiness meanwhile)."""
+    return service.store is None and not (monitor.enabled and monitor.below_quorum(service.router))
+
+
+def route_now(service: RouterService, log: ServeLog, metrics: Metrics, peer: Peer, protocol: str, *,
+              client_id: str | None, username: str | None, roles: tuple[str, ...] = ()) -> Decision:
+    """:func:`route` without awaiting, where :func:`can_route_now` holds: the same engine call, regex
+    budget, answer, metrics and route line."""
+    router = service.router
+    result = route_within_budget(router, Connection(client_id, username, peer.sni_host, peer.remote_address,
+                                                    roles, peer.via is not None, True))
+    decision = service.answer(result)
+    _account(result, decision, router, log, metrics, peer, protocol)
+    return decision
+
+
 async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, metrics: Metrics, peer: Peer,
                 protocol: str, *, client_id: str | None, username: str | None,
                 roles: tuple[str, ...] = ()) -> Decision:
