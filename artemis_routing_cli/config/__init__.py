@@ -19,7 +19,11 @@ def load(path: str, options: LoadOptions | None = None, *, stdin_bytes: bytes | 
 def with_broker_properties(config: BrokerConfig, options: LoadOptions | None, path: str) -> BrokerConfig:
     """``config`` with the broker properties its options name (or that lie beside it) applied."""
     options = options or LoadOptions()
-    from .properties import apply_broker_properties  # small; imported here to keep the layers plain
+    from .properties.options import has_sources
+
+    if not has_sources(path, options.broker_properties, options.properties):
+        return config  # what applying no source gives, without loading the properties machinery
+    from .properties.merge import apply_broker_properties
 
     return apply_broker_properties(config, options.broker_properties, options.properties, options.environ,
                                    xml_path=path)
