@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from .records import record
 
 
 class Severity(str, Enum):
@@ -28,7 +29,7 @@ BROKER_VERDICTS = (REFUSES, SKIPS, DEPLOYS)
 VERDICT_TEXT = {REFUSES: "broker: refuses to start", SKIPS: "broker: logs and skips", DEPLOYS: "broker: deploys"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Diagnostic:
     """One finding about one place in one file."""
 
@@ -59,7 +60,7 @@ def _one_line(text: str) -> str:
     return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuleMeta:
     """What a rule is, for the registry, SARIF metadata and docs/rules.md.
 

@@ -7,7 +7,7 @@ apply inline suppressions and the project's settings. Printing and exit codes li
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from .config import LoadOptions, RawDocument, load_document, with_broker_properties
@@ -16,12 +16,13 @@ from .config.model import BrokerConfig
 from .config.parse import build_config
 from .diagnostics import REFUSES, Diagnostic, Severity
 from .errors import ArouterError
+from .records import record
 from .rules import all_rules, resolve_rule, run_rules
 from .rules.base import Context
 from .rules.suppress import apply_suppressions, find_suppressions
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LintSettings:
     properties: Mapping[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
@@ -31,7 +32,7 @@ class LintSettings:
     show_values: bool = False  # quote values from the environment, properties and included files
 
 
-@dataclass
+@record
 class FileReport:
     path: str
     diagnostics: list[Diagnostic]

@@ -49,12 +49,17 @@ class Secrets:
     keep_quotes: bool = False  # a quoted secret keeps its quotes around the label (JSON stays JSON)
     _prefilter: tuple[int, tuple[str, ...]] | None = None
     _long_cache: tuple[dict[str, str], list[tuple[str, str]]] | None = None
+    _added: set[tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
 
     def add(self, value: str | None, label: str) -> None:
         """``value`` is shown as ``label``; so are its forms in JSON (escaped, ASCII or not) and in a
         Python repr (``'a\\\\d'``), where it is printed that way."""
         if value is None:
             return
+        pair = (value, label)
+        if pair in self._added:
+            return  # its forms are there already (the same password on every router: added once)
+        self._added.add(pair)
         value = value.strip()
         for form in (_one_line(value), json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
                      repr(value)[1:-1]):

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 
 # Lowest first; a module may import its own layer and the layers below it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("__init__", "errors", "javastr", "javacollections", "diagnostics", "safeio", "outfile",
+    ("base", ("__init__", "errors", "javastr", "javacollections", "diagnostics", "safeio", "outfile", "records",
               "projectconfig", "jregex")),  # __init__: the version; jregex: java.util.regex
     ("config", ("config",)),
     ("routing", ("routing",)),

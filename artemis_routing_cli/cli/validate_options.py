@@ -17,15 +17,14 @@ Both build the same :class:`ValidateOptions`; a test holds them equal over a tab
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..records import record
 from ..report import FORMATS
 
 __all__ = ["FORMATS", "OPTIONS", "PATHS", "Option", "ValidateOptions", "parse_validate_args"]
 DEFAULT_DOCS_URL = "docs/rules.md"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ValidateOptions:
     paths: tuple[str, ...] = ()
     fmt: str = "text"
@@ -44,7 +43,7 @@ class ValidateOptions:
     ordinal: int | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Option:
     """One option of ``arouter validate``."""
 
@@ -57,7 +56,7 @@ class Option:
     fast: bool = True  # False: only typer handles it (the quick reader steps aside)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Positional:
     field: str
     metavar: str

@@ -39,7 +39,11 @@ def with_broker_properties(config: BrokerConfig, options: LoadOptions | None, pa
     from .loader import LoadOptions
 
     options = options or LoadOptions()
-    from .properties import apply_broker_properties  # small; imported here to keep the layers plain
+    from .properties.options import has_sources
+
+    if not has_sources(path, options.broker_properties, options.properties):
+        return config  # what applying no source gives, without loading the properties machinery
+    from .properties.merge import apply_broker_properties
 
     return apply_broker_properties(config, options.broker_properties, options.properties, options.environ,
                                    xml_path=path)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 
 from ..javastr import bounded_int, java_parse_integer, java_trim, java_utf8_decode
+from ..records import record
 
 # Character classes of the JDK's URI parser (RFC 2396 plus RFC 2732's brackets), written out.
 _DIGIT = "0123456789"
@@ -65,7 +65,7 @@ def _other_char(ch: str) -> bool:
     return ord(ch) > 128 and unicodedata.category(ch) not in ("Zs", "Zl", "Zp") and not 0x7F <= ord(ch) <= 0x9F
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class JavaUri:
     """What ``java.net.URI`` reports for a string; raw components are as written (escapes kept)."""
 

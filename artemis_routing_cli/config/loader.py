@@ -23,13 +23,14 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
 from ..errors import ArouterError, ConfigError
+from ..records import record
 from ..safeio import MAX_CONFIG_BYTES, read_regular
 from .gcpause import gc_paused
 from .masked import KEY_ENV, KEY_PROPERTY
@@ -60,7 +61,7 @@ _ENTITY_DECL = re.compile(r"<!ENTITY", re.IGNORECASE)
 _CDATA = "<![CDATA["
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FileSource:
     """Files read from somewhere other than the file system, e.g. a git revision (``arouter diff REV:path``).
 
@@ -76,7 +77,7 @@ class FileSource:
         return f"{self.label}:{path}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LoadOptions:
     """Where ``${}`` values come from (``-D``/``--property`` first, then the environment), and
     (``source``) where files are read from when not from the file system."""
@@ -91,7 +92,7 @@ class LoadOptions:
         return Lookup(properties=self.properties, environ=env)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SourceEncoding:
     """How the main file is encoded, as far as the broker's reading of it differs from ours."""
 
@@ -100,7 +101,7 @@ class SourceEncoding:
     ascii_only: bool = True  # every byte < 0x80: any ASCII-compatible charset reads the same text
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RelativeInclude:
     """A top-level ``<xi:include href>`` that is a relative reference (resolved differently by the broker)."""
 
@@ -109,7 +110,7 @@ class RelativeInclude:
     resolved: str  # the file arouter read (relative to broker.xml's folder)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RawDocument:
     """The parsed, substituted, XIncluded document and what it took to get there."""
 

@@ -12,11 +12,12 @@ broker does not start. Rules that need the raw text use ``fields``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
 from ..javastr import java_hashmap_order, java_parse_boolean, java_split, java_trim
+from ..records import record
 from .positions import Pos
 from .transport_keys import BROKER_PROTOCOLS
 
@@ -47,7 +48,7 @@ DEFAULT_CONNECTOR_HOST = "localhost"
 DEFAULT_CONNECTOR_PORT = 61616
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FieldValue:
     """A child element as written: text of its first occurrence, where, and how many there are."""
 
@@ -59,7 +60,7 @@ class FieldValue:
 Fields = Mapping[str, FieldValue]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TransportUrl:
     """An acceptor or connector URL as the broker holds it (see :mod:`.urls`).
 
@@ -132,7 +133,7 @@ def socket_host(host: str) -> str:
     return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Acceptor:
     name: str
     url: TransportUrl
@@ -176,7 +177,7 @@ class Acceptor:
         return self.url.ssl_enabled
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Connector:
     """``params`` are the broker's TransportConfiguration params (see :func:`transport_params`);
     its ``extraProps`` are ``url.extra_props``."""
@@ -200,7 +201,7 @@ class Connector:
         return self.url.ssl_enabled
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BroadcastGroup:
     """``connector_refs`` are the names the broker uses: for each ``<connector-ref>`` child it reads
     the *first* one (getString), so ``(first,) * count``; ``written_refs`` are the texts as written."""
@@ -221,7 +222,7 @@ class BroadcastGroup:
     origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DiscoveryGroup:
     name: str
     pos: Pos
@@ -237,7 +238,7 @@ class DiscoveryGroup:
     origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ClusterConnection:
     name: str
     pos: Pos
@@ -266,7 +267,7 @@ class ClusterConnection:
     origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Policy:
     name: str
     pos: Pos
@@ -274,7 +275,7 @@ class Policy:
     property_pos: Mapping[str, Pos] = _empty()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Cache:
     pos: Pos
     persisted: bool = False
@@ -282,7 +283,7 @@ class Cache:
     fields: Fields = _empty()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pool:
     pos: Pos
     username: str | None = None
@@ -310,7 +311,7 @@ class Pool:
         return "none"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ConnectionRouter:
     name: str
     pos: Pos
@@ -332,13 +333,13 @@ class ConnectionRouter:
         return self.cache.timeout if self.cache is not None else DEFAULT_CACHE_TIMEOUT
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Transformer:
     class_name: str | None
     properties: Mapping[str, str] = _empty()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Divert:
     name: str
     pos: Pos
@@ -362,7 +363,7 @@ class Divert:
         return tuple(java_trim(part) for part in java_split(self.forwarding_address))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PropertyUse:
     """One ``${...}`` token the loader replaced, and where the value came from."""
 
@@ -376,7 +377,7 @@ class PropertyUse:
     column: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ValueProblem:
     """A value the broker's parser rejects while it reads broker.xml (it then does not start)."""
 
@@ -386,7 +387,7 @@ class ValueProblem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BrokerConfig:
     """One broker.xml, loaded as the broker loads it."""
 

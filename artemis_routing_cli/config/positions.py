@@ -117,7 +117,7 @@ class Locator:
         # lxml keeps one proxy per node while a Python reference exists, so holding the
         # elements here keeps identity lookups valid.
         self._origin: dict[etree._Element, str] = {}
-        self._tag_starts: dict[tuple[str, int], dict[str, list[int]]] = {}
+        self._tag_starts: dict[tuple[str, int, str], list[int]] = {}
         self._ranks: dict[etree._Element, int] | None = None
         self.text_includes: list[tuple[str, str]] = []  # (file, text) of each <xi:include parse="text">
 
@@ -155,8 +155,10 @@ class Locator:
             raw_tag = el.tag
             idx = -1
             if isinstance(raw_tag, str):
-                starts = self._starts(file, line, text).get(raw_tag.rpartition("}")[2])
-                if starts:
+                starts = self._starts(file, line, text, raw_tag.rpartition("}")[2])
+                if len(starts) == 1:  # the only one on its line: no rank needed
+                    idx = starts[0]
+                elif starts:
                     rank = self._rank(el, file, line)
                     idx = starts[rank] if rank < len(starts) else starts[0]
             else:
@@ -166,15 +168,19 @@ class Locator:
             column = idx + 1
         return file, line, column
 
-    def _starts(self, file: str, line: int, text: str) -> dict[str, list[int]]:
-        """Where each start tag on one line begins, by local name (the line read once)."""
-        key = (file, line)
+    def _starts(self, file: str, line: int, text: str, name: str) -> list[int]:
+        """Where each start tag called ``name`` (any prefix) on one line begins (each line and name read once)."""
+        key = (file, line, name)
         found = self._tag_starts.get(key)
         if found is None:
-            found = {}
-            for m in _ANY_START_TAG.finditer(text):
-                found.setdefault(m.group(1), []).append(m.start())
-            self._tag_starts[key] = found
+            pattern = _START_TAG.get(name)
+            if pattern is None:
+                if len(_START_TAG) >= 1024:  # bounded: a hostile file may hold any number of names
+                    _START_TAG.clear()
+                # a name the pattern cannot spell (``é…``, ``a·b``) is never found: the tag's indentation is used
+                pattern = _START_TAG[name] = re.compile(_START_TAG_OF.format(re.escape(name)) if _NAME.fullmatch(name)
+                                                        else "(?!)")
+            found = self._tag_starts[key] = [m.start() for m in pattern.finditer(text)]
         return found
 
     def _rank(self, el: etree._Element, file: str, line: int) -> int:
@@ -198,5 +204,7 @@ class Locator:
         return ranks.get(el, 0)
 
 
-# ``<tag`` or ``<prefix:tag``: group 1 is the local name (``<divert`` is not ``<diverts``).
-_ANY_START_TAG = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?=[\s/>]|$)")
+# ``<tag`` or ``<prefix:tag`` for one local name (``<divert`` is not ``<diverts``); compiled once per name.
+_START_TAG_OF = r"<(?:[A-Za-z_][\w.-]*:)?{}(?=[\s/>]|$)"
+_START_TAG: dict[str, re.Pattern[str]] = {}
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")

@@ -14,10 +14,10 @@ from ``<core>``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from lxml import etree
 
+from ..records import record
 from .positions import Pos
 
 CORE_NS = "urn:activemq:core"
@@ -67,7 +67,7 @@ JUDGED_SECTIONS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class IdProblem:
     rule: str
     element: etree._Element

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from ..errors import ConfigError
 from ..javastr import java_trim
+from ..records import record
 
 # Steps of the broker's loop arouter repeats when values hold new tokens (each step is one pass
 # over the text): far more than any real broker.xml needs.
@@ -41,7 +41,7 @@ _TOKEN = re.compile(r"\$\{[^}]*\}")
 _UNSAFE_VALUE = re.compile(r"[${}]")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Lookup:
     """Where ``${}`` values come from: ``-D``/``--property`` values, then the environment."""
 
@@ -62,7 +62,7 @@ class Lookup:
         return "", "empty"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Replacement:
     token: str
     name: str

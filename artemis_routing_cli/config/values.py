@@ -13,14 +13,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..javastr import LONG_MAX, bounded_int, java_parse_double, java_parse_int, java_parse_long
+from ..records import record
 
 Number = int | float
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Check:
     """A ``Validators`` constant: its name, what it demands in words, and the test."""
 
@@ -38,7 +38,7 @@ MINUS_ONE_OR_POSITIVE_INT = Check("MINUS_ONE_OR_POSITIVE_INT", "-1 or between 1 
                                   lambda v: v == -1 or 0 < v <= 2**31 - 1)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Row:
     """``element`` read with ``parse`` (int, long, double, bytes, text or one of ``choices``) and
     checked with ``check``; ``xsd`` is its type in the schema, ``xsd_default`` whether the schema

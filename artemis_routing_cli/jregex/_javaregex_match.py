@@ -19,12 +19,13 @@ import sys
 import time
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from artemis_routing_cli.jregex import _javaregex_charset as cs
 from artemis_routing_cli.jregex._javaregex_charset import CharSet
 from artemis_routing_cli.jregex._javaregex_grapheme import next_boundary
 from artemis_routing_cli.jregex._match_budget import MATCH_DEADLINE, WORK_PER_CHECK
+from artemis_routing_cli.records import record
 
 Fn = Callable[["State", int], bool]
 
@@ -141,7 +142,7 @@ def _charcount(cp: int) -> int:
 
 
 # --- the tree -----------------------------------------------------------------------------------------
-@dataclass
+@record
 class Node:
     """One java.util.regex node kind; ``compile(next)`` gives the function matching it then ``next``."""
 
@@ -149,7 +150,7 @@ class Node:
         raise NotImplementedError
 
 
-@dataclass
+@record
 class Ctx:
     """What compiling needs beyond one node: local slots (loop counters, group starts)."""
 
@@ -160,13 +161,13 @@ class Ctx:
         return self.nlocals - 1
 
 
-@dataclass
+@record
 class Empty(Node):
     def compile(self, nxt: Fn, ctx: Ctx) -> Fn:
         return nxt
 
 
-@dataclass
+@record
 class Seq(Node):
     items: list[Node] = field(default_factory=list)
 
@@ -177,7 +178,7 @@ class Seq(Node):
         return fn
 
 
-@dataclass
+@record
 class Prop(Node):
     """CharProperty (reads a code point) or BmpCharProperty (``bmp``: reads one unit)."""
 
@@ -201,7 +202,7 @@ class Prop(Node):
         return prop
 
 
-@dataclass
+@record
 class NfcProp(Node):
     """NFCCharProperty: a class or ``\\p{..}`` under an embedded ``(?c)``: the longest prefix of the
     grapheme cluster at ``i`` (two code points or more) whose NFC is one member, else one code point
@@ -230,7 +231,7 @@ class NfcProp(Node):
         return nfc
 
 
-@dataclass
+@record
 class Slice(Node):
     """A literal run: per UTF-16 unit (Slice, SliceI, SliceU) or per code point (``supp``: SliceS...)."""
 
@@ -271,7 +272,7 @@ class Slice(Node):
         return slice_cps
 
 
-@dataclass
+@record
 class Branch(Node):
     alternatives: list[Node] = field(default_factory=list)
 
@@ -287,7 +288,7 @@ class Branch(Node):
         return branch
 
 
-@dataclass
+@record
 class Group(Node):
     """GroupHead ... GroupTail: ``number`` > 0 captures (0: a non-capturing group)."""
 
@@ -329,7 +330,7 @@ class Group(Node):
         return head, slot
 
 
-@dataclass
+@record
 class Curly(Node):
     """Curly: ``atom`` (matched on its own, first way only) repeated; mode "" greedy, "?" lazy, "+"
     possessive."""
@@ -376,7 +377,7 @@ class Curly(Node):
         return curly
 
 
-@dataclass
+@record
 class Greedy(Node):
     """CharPropertyGreedy / BmpCharPropertyGreedy (``X*``, ``X+``, ``X{n,}`` over one character class):
     as far as it goes, then backs off one code point (``codePointBefore``) or unit at a time."""
@@ -414,7 +415,7 @@ class Greedy(Node):
         return greedy
 
 
-@dataclass
+@record
 class GroupCurly(Node):
     """GroupCurly: a deterministic group repeated, each iteration its first way, capture kept."""
 
@@ -492,7 +493,7 @@ def _tail_last(st: State, i: int) -> bool:
     return True
 
 
-@dataclass
+@record
 class Loop(Node):
     """Prolog + Loop (greedy) or LazyLoop: a non-deterministic group repeated with backtracking into
     each iteration; an iteration that matched nothing ends the loop (Java's zero-length guard)."""
@@ -558,7 +559,7 @@ class Loop(Node):
         return prolog
 
 
-@dataclass
+@record
 class Ques(Node):
     """Ques over an atom: greedy, lazy ("?"), possessive ("+") or independent ("atomic", (?>..))."""
 
@@ -583,7 +584,7 @@ class Ques(Node):
         return ques
 
 
-@dataclass
+@record
 class Look(Node):
     """Pos / Neg: a look-ahead; its body matches on its own (its first way)."""
 
@@ -637,7 +638,7 @@ def _count_chars(s: list[int], index: int, length: int) -> int:
     return _count_back(s, index, -length)
 
 
-@dataclass
+@record
 class Behind(Node):
     """Behind / NotBehind (UTF-16 window) or BehindS / NotBehindS (``supp``: a window of code points):
     the body must match from some start in the window and end exactly here."""
@@ -678,7 +679,7 @@ class Behind(Node):
         return behind
 
 
-@dataclass
+@record
 class BackRef(Node):
     """BackRef (unit by unit) or CIBackRef (``ci``; ``unicode``: UNICODE_CASE)."""
 
@@ -729,7 +730,7 @@ def _ascii_lower(cp: int) -> int:
     return cp + 0x20 if 0x41 <= cp <= 0x5A else cp
 
 
-@dataclass
+@record
 class Anchor(Node):
     """Begin (\\A, ^), End (\\z), Caret / UnixCaret ((?m)^), Dollar / UnixDollar ($, \\Z)."""
 
@@ -788,7 +789,7 @@ class Anchor(Node):
         return dollar
 
 
-@dataclass
+@record
 class Bound(Node):
     """Bound: \\b (``boundary``) or \\B, Java 17's word test (Unicode letters/digits, or WORD with (?U)),
     with a non-spacing mark after a base character counted as a word character."""
@@ -827,7 +828,7 @@ class Bound(Node):
         return bound
 
 
-@dataclass
+@record
 class LineBreak(Node):
     """LineEnding (\\R): \\r\\n, else one of \\n \\x0B \\f \\r \\x85 \\u2028 \\u2029."""
 
@@ -848,7 +849,7 @@ class LineBreak(Node):
         return linebreak
 
 
-@dataclass
+@record
 class Grapheme(Node):
     """XGrapheme (\\X): up to JDK 17's next grapheme cluster boundary."""
 
@@ -859,7 +860,7 @@ class Grapheme(Node):
         return grapheme
 
 
-@dataclass
+@record
 class GraphemeBound(Node):
     """GraphemeBound (\\b{g}): at the ends, or where JDK 17 puts a boundary between two code points."""
 
@@ -882,7 +883,7 @@ class GraphemeBound(Node):
 
 
 # --- running ------------------------------------------------------------------------------------------
-@dataclass
+@record
 class Program:
     """A compiled pattern: ``find_start`` is Java's Start (every unit) or StartS (``supp``: not inside a
     surrogate pair); ``minlen`` is TreeInfo's minimum length, Start's guard."""

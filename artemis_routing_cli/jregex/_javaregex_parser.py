@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from artemis_routing_cli.jregex import _javaregex_charset as cs
 from artemis_routing_cli.jregex import _javaregex_match as m
 from artemis_routing_cli.jregex._javaregex_charset import CharSet
+from artemis_routing_cli.records import record
 
 # Pattern flag bits, as in java.util.regex.Pattern.
 UNIX_LINES = 0x01
@@ -56,7 +57,7 @@ def _i32(value: int) -> int:
     return value - (1 << 32) if value & 0x80000000 else value
 
 
-@dataclass
+@record
 class Info:
     """Java's TreeInfo, as far as look-behind checking needs it (maxLength, maxValid, deterministic)."""
 
@@ -201,7 +202,7 @@ def _study_independent(atom: Study) -> Study:
     return study
 
 
-@dataclass
+@record
 class Node:
     """An emitted fragment plus how Java's TreeInfo.study walks it (for look-behind checks).
 
@@ -215,7 +216,7 @@ class Node:
     atomic: bool = False  # can take a quantifier without (?:...) around it
     ast: m.Node = field(default_factory=m.Empty)  # the same construct for the matcher of _javaregex_match
 
-@dataclass
+@record
 class Result:
     python: str
     notes: list[str] = field(default_factory=list)

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from artemis_routing_cli.errors import ArouterError
 from artemis_routing_cli.jregex._javaregex_match import JavaThrows, Program, TooComplex, to_text, units
 from artemis_routing_cli.jregex._javaregex_parser import Parser, SyntaxProblem, TranslationError
 
+from ..records import record
 from ._match_budget import MATCH_DEADLINE, fast_timeout, match_budget, remaining
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def _bmp_text(text: str) -> bool:
     return text.isascii() or _NOT_BMP.search(text) is None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JavaPattern:
     """A compiled Java pattern.
 

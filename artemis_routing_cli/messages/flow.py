@@ -25,11 +25,12 @@ filter are left out (the broker skips the first two and refuses to start on the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from ..config.model import BrokerConfig, Divert
 from ..javastr import java_split, java_trim
+from ..records import record
 from .cluster import cluster_matches
 from .message import Message
 from .selector import FilterSyntaxError, parse_optional_filter
@@ -40,7 +41,7 @@ MAX_CHAIN_DEPTH = 32  # arouter's limit on chains that do not loop back (the bro
 MAX_COPIES = 10_000
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Delivery:
     address: str
     routing_type: str | None
@@ -50,7 +51,7 @@ class Delivery:
         return {"address": self.address, "routing_type": self.routing_type, "via": list(self.via)}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Decision:
     divert: str
     address: str
@@ -76,7 +77,7 @@ class Decision:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ClusterRoute:
     address: str
     connections: tuple[tuple[str, str], ...]  # (name, message-load-balancing)
@@ -88,7 +89,7 @@ class ClusterRoute:
         }
 
 
-@dataclass
+@record
 class FlowResult:
     address: str
     message: Message

@@ -20,11 +20,12 @@ Header keys may also be given by their identifier (``AMQPriority`` for ``priorit
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import UsageError
+from ..records import record
 from .values import JLong, make_typed, normalize, to_json_value
 
 DEFAULT_PRIORITY = 4
@@ -42,7 +43,7 @@ _HEADER_NAMES = frozenset(HEADER_KEYS.values()) - {"address"}
 _TYPE_TAGS = ("byte", "short", "int", "long", "float", "double", "string", "boolean")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Message:
     """A message to route. ``properties`` values are typed (see ``messages.values``)."""
 

@@ -7,16 +7,17 @@ A rule family is a module in ``artemis_routing_cli.rules`` with ``RULES: list[Ru
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from lxml import etree
 
 from ..config.model import BrokerConfig
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
+from ..records import record
 
 
-@dataclass
+@record
 class Context:
     config: BrokerConfig
     metas: dict[str, RuleMeta] = field(default_factory=dict)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..config.properties.apply import Finding
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from .base import Context
 
@@ -283,6 +282,10 @@ spec:
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
+    if not ctx.config.property_findings:
+        return  # (and the properties machinery stays unloaded)
+    from ..config.properties.apply import Finding
+
     for finding in ctx.config.property_findings:
         if isinstance(finding, Finding):
             yield ctx.report(finding.rule, finding.pos, finding.message, hint=finding.hint)

@@ -24,3 +24,14 @@ def test_validate_does_not_import_uuid() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_validate_without_properties_does_not_load_their_machinery() -> None:
+    """No --properties, no broker.properties beside the file, no -D brokerconfig.*: nothing to apply,
+    so the broker-properties engine (its bean tables and parsers) is never imported."""
+    code = PROBE.replace("ARG", repr(str(SAMPLE))).replace(
+        "m for m in ('uuid', 'platform')",
+        "m for m in ('artemis_routing_cli.config.properties.merge', 'artemis_routing_cli.config.properties.apply')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+BROKER_PROPERTIES = "broker.properties"  # ActiveMQDefaultConfiguration.BROKER_PROPERTIES_SYSTEM_PROPERTY_NAME
+SYSTEM_PREFIX = "brokerconfig."  # ActiveMQDefaultConfiguration.getDefaultSystemPropertyPrefix()
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,3 +20,17 @@ class PropertiesOptions:
     ordinal: int | None = None
     beside: bool = True
     show_secrets: bool = False
+
+
+def has_sources(config_path: str | None, options: PropertiesOptions | None, defines: Mapping[str, str]) -> bool:
+    """Whether some properties source may apply (``merge.sources_for`` finds none when this is False):
+    a CR, ``--properties``, the system property ``broker.properties``, a ``-D brokerconfig.*``, or
+    broker.properties beside broker.xml. Cheap, so that the machinery is loaded only when needed."""
+    options = options or PropertiesOptions()
+    if options.cr is not None or options.paths or BROKER_PROPERTIES in defines:
+        return True
+    if any(k.startswith(SYSTEM_PREFIX) for k in defines):
+        return True
+    if options.beside and config_path and config_path not in ("-", "<stdin>"):
+        return os.path.isfile(os.path.join(os.path.dirname(config_path), BROKER_PROPERTIES))
+    return False

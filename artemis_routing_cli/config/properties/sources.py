@@ -30,10 +30,9 @@ from ..javauri import url_decode  # URLDecoder.decode, as for acceptor URLs
 from ..positions import Pos
 from .apply import PropLine
 from .jsonform import load_json
+from .options import SYSTEM_PREFIX
 from .syntax import PropertiesSyntaxError, load_properties
 
-BROKER_PROPERTIES = "broker.properties"  # ActiveMQDefaultConfiguration.BROKER_PROPERTIES_SYSTEM_PROPERTY_NAME
-SYSTEM_PREFIX = "brokerconfig."  # ActiveMQDefaultConfiguration.getDefaultSystemPropertyPrefix()
 MAX_FILE_BYTES = 16 * 1024 * 1024  # far beyond any real properties file
 MAX_FILES = 10_000
 

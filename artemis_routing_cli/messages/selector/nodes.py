@@ -8,55 +8,55 @@ expressions* (everything that yields TRUE/FALSE/unknown).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Node:
     pos: int  # 0-based offset in the original filter text
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Const(Node):
     value: object  # str or a number (see messages.values)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BoolConst(Node):
     value: bool | None  # TRUE, FALSE or NULL
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Prop(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Negate(Node):
     operand: Node
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Arith(Node):
     op: str  # + - * / %
     left: Node
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Compare(Node):
     op: str  # = <> < <= > >=
     left: Node
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class IsNull(Node):
     operand: Node
     negated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Like(Node):
     operand: Node
     pattern: str
@@ -64,7 +64,7 @@ class Like(Node):
     negated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Between(Node):
     operand: Node
     low: Node
@@ -72,32 +72,32 @@ class Between(Node):
     negated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class In(Node):
     operand: Prop
     values: tuple[str, ...]
     negated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Logic(Node):
     op: str  # AND / OR
     operands: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Not(Node):
     operand: Node
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BoolCast(Node):
     """A property used where a boolean is needed (``WHERE flag``): TRUE only for a boolean true."""
 
     operand: Prop
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BodyQuery(Node):
     """``XPATH '...'`` or ``XQUERY '...'``: evaluated on the message body, which arouter does not have."""
 
