@@ -109,6 +109,21 @@ class KeysFile:
 
     def line_chunks(self) -> Iterator[tuple[list[str], list[bytes]]]:
         """:meth:`key_chunks` with each key's line as written (its UTF-8 bytes), read from disk again."""
+        for before, piece in self.pieces():
+            yield self.piece_lines(before, piece)
+
+    def piece_lines(self, before: int, piece: bytes) -> tuple[list[str], list[bytes]]:
+        """The keys of one of :meth:`pieces`, and each key's line as written (its UTF-8 bytes)."""
+        keys = _decoded(self.text.path if self.text is not None else "", piece, before).split("\n")
+        lines = piece.split(b"\n")
+        if piece.endswith(b"\n"):
+            keys.pop()
+            lines.pop()
+        return keys, lines
+
+    def pieces(self) -> Iterator[tuple[int, bytes]]:
+        """A text file read from disk again: consecutive pieces of whole lines (valid UTF-8, checked
+        when loaded; the last line may lack its newline), each with the number of lines before it."""
         if self.text is None:
             return
         path = self.text.path
@@ -116,13 +131,7 @@ class KeysFile:
         try:
             if _identity(st) != self.text.identity:
                 raise UsageError("the keys file changed while arouter was reading it", file=path)
-            for before, piece in _pieces(fd, path, self.size):
-                keys = _decoded(path, piece, before).split("\n")
-                lines = piece.split(b"\n")
-                if piece.endswith(b"\n"):
-                    keys.pop()
-                    lines.pop()
-                yield keys, lines
+            yield from _pieces(fd, path, self.size)
         finally:
             os.close(fd)
 

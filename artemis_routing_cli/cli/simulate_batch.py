@@ -17,13 +17,14 @@ import operator
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
-from typing import BinaryIO, TextIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
 from ..outfile import atomic_text
 from ..routing.batch import BatchInput, BatchResult, batch_router
+from ..routing.batch_piece import PieceRoute, piece_router
 from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.selection import select_routers
@@ -32,6 +33,9 @@ from .common import note, stderr_console, warn
 from .key_options import apply as apply_key_options
 from .key_options import assumed
 from .keys_file import KeysFile, load_keys, read_keys, records_of
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CsvWriter", "JsonLinesWriter", "KeysFile", "load_keys", "read_keys", "run_batch"]
 
@@ -83,16 +87,23 @@ def _text_chunks(router: Router, loaded: KeysFile, path: str, management: bool
     """:func:`_input_chunks` of a text file, read from disk as they are routed. Keys the router takes
     as they are go to route_batch as strings (with their UTF-8 lines); others (SOURCE_IP, SNI_HOST)
     become connections here, so a bad one is an error at its line."""
+    for before, piece in loaded.pieces():
+        yield from _piece_chunks(router, loaded, path, management, before, piece)
+
+
+def _piece_chunks(router: Router, loaded: KeysFile, path: str, management: bool, before: int, piece: bytes
+                  ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
+    """:func:`_text_chunks` of one piece of the file (``before``: the lines before it)."""
     plain = management or router.key_type in _PLAIN_KEY_TYPES
-    line = 1
-    for keys, lines in loaded.line_chunks():
-        for start in range(0, len(keys), CHUNK):
-            part = keys[start:start + CHUNK]
-            if plain:
-                yield part, part, lines[start:start + CHUNK]
-            else:
-                yield part, [connection_for(router, {"key": k}, path, line + i)[0] for i, k in enumerate(part)], None
-            line += len(part)
+    line = before + 1
+    keys, lines = loaded.piece_lines(before, piece)
+    for start in range(0, len(keys), CHUNK):
+        part = keys[start:start + CHUNK]
+        if plain:
+            yield part, part, lines[start:start + CHUNK]
+        else:
+            yield part, [connection_for(router, {"key": k}, path, line + i)[0] for i, k in enumerate(part)], None
+        line += len(part)
 
 
 def _check_text(router: Router, loaded: KeysFile, path: str, management: bool) -> None:
@@ -154,14 +165,39 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
         for r in routers:
             # One batch per router, routed chunk by chunk (the router's cache persists across chunks).
             route = batch_router(r, management=management)
-            for shown, inputs, lines in _input_chunks(r, loaded, keys_file, management, checked.pop(r.name, None)):
-                writer.write(r.name, shown, route(inputs), lines)
+            by_piece = piece_router(r, management) if isinstance(writer, JsonLinesWriter) and \
+                loaded.text is not None and writer.writes_bytes() else None
+            if by_piece is None:
+                chunks = _input_chunks(r, loaded, keys_file, management, checked.pop(r.name, None))
+            else:
+                chunks = _routed_pieces(r, loaded, keys_file, management, by_piece, writer)  # type: ignore[arg-type]
+            for shown, inputs, lines in chunks:
+                if inputs is not _WRITTEN:
+                    writer.write(r.name, shown, route(inputs), lines)
                 if progress is not None:
                     progress.advance(len(shown))
         if progress is not None:
             progress.close()
         if not output:
             sink.flush()
+
+
+# What _routed_pieces yields for a piece it has written itself (its first item: the piece's key count).
+_WRITTEN: list[str] = []
+
+
+def _routed_pieces(router: Router, loaded: KeysFile, path: str, management: bool,
+                   by_piece: Callable[[bytes], PieceRoute | None], writer: JsonLinesWriter
+                   ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
+    """A text file's pieces routed and written whole (routing/batch_piece); a piece that cannot be
+    (a key needing escapes in JSON, one holding the internal client-id prefix) comes out as
+    :func:`_input_chunks` would give it. A piece written is yielded as (``range(count)``, _WRITTEN, None)."""
+    for before, piece in loaded.pieces():
+        routed = by_piece(piece)
+        if routed is not None and writer.write_piece(router.name, piece, routed):
+            yield range(routed.count), _WRITTEN, None
+        else:
+            yield from _piece_chunks(router, loaded, path, management, before, piece)
 
 
 # -- output -------------------------------------------------------------------------------------
@@ -205,6 +241,32 @@ class JsonLinesWriter:
         for start in range(0, len(pieces), WRITE_PIECES):
             self._sink.write(escape_lone_surrogates("".join(pieces[start:start + WRITE_PIECES])))
 
+    def writes_bytes(self) -> bool:
+        """Whether the sink takes UTF-8 bytes for its text (:meth:`write_piece` can write)."""
+        return self._binary_sink() is not None
+
+    def write_piece(self, router: str, piece: bytes, routed: PieceRoute) -> bool:
+        """Write the records of a piece of a text keys file routed by routing/batch_piece (each key is
+        its line, shown as given): False, and nothing written, when some key needs escaping in JSON."""
+        binary = self._binary_sink()
+        if binary is None or len(piece.translate(None, _JSON_ESCAPED_BYTES)) != len(piece):
+            return False
+        lines = piece.split(b"\n")
+        if piece.endswith(b"\n"):
+            lines.pop()
+        if len(lines) != routed.count:
+            raise ValueError("one routed key per line")
+        head = f'{{"router": {_dumps(router)}, "key": "' if self._with_router else '{"key": "'
+        tails = _Tails('"', binary=True)
+        pieces: list[bytes] = [head.encode("utf-8"), b"", b'", "key_value": "', b"", b""] * len(lines)
+        pieces[1::5] = lines
+        pieces[3::5] = lines
+        pieces[4::5] = _object_array([tails[o] for o in routed.outcomes])[routed.slot].tolist()
+        self._sink.flush()
+        for start in range(0, len(pieces), WRITE_PIECES):
+            binary.write(b"".join(pieces[start:start + WRITE_PIECES]))
+        return True
+
     def _binary_sink(self) -> BinaryIO | None:
         """The byte stream under the text sink, when writing UTF-8 there is writing the text: the sink
         encodes UTF-8 and a newline stays a newline (newline="" or a POSIX os.linesep)."""
@@ -216,6 +278,14 @@ class JsonLinesWriter:
             return binary if codecs.lookup(encoding).name == "utf-8" else None  # type: ignore[no-any-return]
         except LookupError:
             return None
+
+
+def _object_array(items: list[bytes]) -> np.ndarray:
+    import numpy as np
+
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
 
 
 def _dumps(value: object) -> str:
