@@ -1,9 +1,9 @@
 """``arouter simulate --keys-file``: one output record per input key, in order.
 
-The keys file is read as :mod:`.keys_file` says: a plain text file is streamed from disk (checked
-whole first, then routed a chunk at a time for each router), so the memory a batch holds does not
-grow with the number of keys; CSV and JSON lines are held whole. Output is written a chunk at a
-time too (to stdout, or to the temporary file that replaces ``-o FILE`` at the end).
+The keys file is read as :mod:`.keys_file` says: streamed from disk (checked whole first, then
+routed a chunk at a time for each router, a plain text file's lines or a CSV / JSON lines file's
+records), so the memory a batch holds does not grow with the number of keys. Output is written a
+chunk at a time too (to stdout, or to the temporary file that replaces ``-o FILE`` at the end).
 The router cache persists across the batch, as in a live broker.
 """
 
@@ -32,7 +32,7 @@ from ..routing.targets import TargetState
 from .common import note, stderr_console, warn
 from .key_options import apply as apply_key_options
 from .key_options import assumed
-from .keys_file import KeysFile, load_keys, read_keys, records_of
+from .keys_file import KeysFile, Record, load_keys, read_keys
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,11 +64,11 @@ _PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "ROLE_NAME")
 CHUNK = 1 << 14
 
 
-def batch_inputs(router: Router, loaded: KeysFile, path: str, management: bool) -> tuple[list[object], BatchInput]:
+def batch_inputs(router: Router, records: list[Record], path: str, management: bool
+                 ) -> tuple[list[object], BatchInput]:
     """The keys shown in the output and what route_batch routes, for one router, in input order
-    (a CSV or JSON lines file: its records are in memory already)."""
+    (records of a CSV or JSON lines file)."""
     keys: list[object] | None = None
-    records = records_of(loaded)
     if management:
         keys = [rec.get("key", "") for _, rec in records]
     elif all("key" in rec for _, rec in records):
@@ -106,28 +106,27 @@ def _piece_chunks(router: Router, loaded: KeysFile, path: str, management: bool,
         line += len(part)
 
 
-def _check_text(router: Router, loaded: KeysFile, path: str, management: bool) -> None:
-    """Every line of a text file made into what this router routes, and dropped: an error is raised
+def _check(router: Router, loaded: KeysFile, path: str, management: bool) -> None:
+    """Every key of the file made into what this router routes, and dropped: an error is raised
     before anything is written (keys the router takes as they are need no check)."""
-    if loaded.text is None or management or router.key_type in _PLAIN_KEY_TYPES:
+    if management or (router.key_type in _PLAIN_KEY_TYPES and (loaded.text is not None or (
+            loaded.records is not None and loaded.records.string_keys))):
         return
-    for _ in _text_chunks(router, loaded, path, management):
+    for _ in _input_chunks(router, loaded, path, management):
         pass
 
 
-def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool,
-                  checked: tuple[list[object], BatchInput] | None = None
+def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool
                   ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
     """Consecutive chunks of (shown keys, route_batch input, the keys' UTF-8 lines when read from a
-    text file). A CSV or JSON lines file's errors all come before the first chunk; a text file is
-    read as it is routed (:func:`_check_text` first, where nothing may be written before an error).
-    ``checked``: batch_inputs' answer, when the caller has it already."""
+    text file), read from disk as they are routed (:func:`_check` first, where nothing may be
+    written before an error)."""
     if loaded.text is not None:
         yield from _text_chunks(router, loaded, path, management)
         return
-    shown, inputs = checked if checked is not None else batch_inputs(router, loaded, path, management)
-    for start in range(0, len(shown), CHUNK):
-        yield shown[start:start + CHUNK], inputs[start:start + CHUNK], None
+    for records in loaded.record_chunks(CHUNK):
+        shown, inputs = batch_inputs(router, records, path, management)
+        yield shown, inputs, None
 
 
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,
@@ -145,12 +144,8 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     # Every router's inputs are checked before the first record is written (a SOURCE_IP router given
     # a line that is not an address, or an SNI name a Java client cannot send, is an error at its
     # line): nothing goes to stdout for a batch that then fails.
-    checked = {}
     for r in routers:
-        if loaded.text is None:
-            checked[r.name] = batch_inputs(r, loaded, keys_file, management)
-        else:
-            _check_text(r, loaded, keys_file, management)
+        _check(r, loaded, keys_file, management)
     # bad input is one line: what was assumed, and the warnings, are said once every input is checked
     if said and not management:
         note(f"arouter: {said}")
@@ -168,7 +163,7 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
             by_piece = piece_router(r, management) if isinstance(writer, JsonLinesWriter) and \
                 loaded.text is not None and writer.writes_bytes() else None
             if by_piece is None:
-                chunks = _input_chunks(r, loaded, keys_file, management, checked.pop(r.name, None))
+                chunks = _input_chunks(r, loaded, keys_file, management)
             else:
                 chunks = _routed_pieces(r, loaded, keys_file, management, by_piece, writer)  # type: ignore[arg-type]
             for shown, inputs, lines in chunks:
