@@ -96,5 +96,5 @@ def test_piece_units_are_java_chars() -> None:
     piece = "a\u00e9\n\n\U0001F600x\nlast".encode()
     units, starts, lengths = piece_units(piece)
     assert lengths.tolist() == [2, 0, 3, 4]
-    assert [units[s:s + n].tolist() for s, n in zip(starts, lengths)][2] == [0xD83D, 0xDE00, ord("x")]
+    assert [units[s:s + n].tolist() for s, n in zip(starts, lengths, strict=True)][2] == [0xD83D, 0xDE00, ord("x")]
     assert piece_line_count(piece) == 4 and piece_line_count(b"a\n") == 1 and piece_line_count(b"") == 0
