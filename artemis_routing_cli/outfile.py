@@ -20,31 +20,89 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from .errors import UsageError
 
 _TEXT_FILTER: Callable[[str], str] | None = None
+_BYTES_FILTER: Callable[[bytes], bytes] | None = None
 _CHUNK = 65536
 
 
-def set_text_filter(text_filter: Callable[[str], str] | None) -> None:
-    """Every text file written from now on goes through ``text_filter`` (None: as written)."""
-    global _TEXT_FILTER
+def set_text_filter(text_filter: Callable[[str], str] | None,
+                    bytes_filter: Callable[[bytes], bytes] | None = None) -> None:
+    """Every text file written from now on goes through ``text_filter`` (None: as written); its UTF-8
+    bytes, written straight to its ``buffer``, through ``bytes_filter`` (the same filter on the
+    encoded text; without one, such a file has no ``buffer``)."""
+    global _TEXT_FILTER, _BYTES_FILTER
     _TEXT_FILTER = text_filter
+    _BYTES_FILTER = bytes_filter if text_filter is not None else None
+
+
+class FilteredBytes:
+    """The byte stream under a filtered text stream: what is written here goes through ``bytes_filter``
+    a run of whole lines at a time (a value is never split in two), after the text written before it
+    (``before`` writes that out)."""
+
+    def __init__(self, raw: Callable[[], BinaryIO], before: Callable[[], None],
+                 bytes_filter: Callable[[bytes], bytes]) -> None:
+        self._raw = raw
+        self._before = before
+        self._filter = bytes_filter
+        self._pending = b""
+
+    def write(self, data: bytes) -> int:
+        self._before()
+        pending = self._pending + data
+        cut = pending.rfind(b"\n") + 1
+        if cut == 0 and len(pending) < _CHUNK:
+            self._pending = pending
+            return len(data)
+        end = cut or len(pending)
+        self._pending = pending[end:]
+        self._raw().write(self._filter(pending[:end]))
+        return len(data)
+
+    def write_pending(self) -> None:
+        """Write out what is held of a line begun here (before text is written to the text stream)."""
+        if self._pending:
+            pending, self._pending = self._pending, b""
+            self._raw().write(self._filter(pending))
+
+    def flush(self) -> None:
+        self.write_pending()
+        self._raw().flush()
 
 
 class _Filtered:
     """``fh`` with its text passed through ``text_filter`` in chunks of whole lines (a value is never
     split in two)."""
 
-    def __init__(self, fh: TextIO, text_filter: Callable[[str], str]) -> None:
+    def __init__(self, fh: TextIO, text_filter: Callable[[str], str],
+                 bytes_filter: Callable[[bytes], bytes] | None = None) -> None:
         self._fh = fh
         self._filter = text_filter
         self._parts: list[str] = []
         self._size = 0
+        self._bytes = None if bytes_filter is None else FilteredBytes(lambda: fh.buffer, self._text_out, bytes_filter)
+
+    @property
+    def buffer(self) -> FilteredBytes:
+        """The file's bytes, filtered too (none without a bytes filter: bytes there would go around it)."""
+        if self._bytes is None:
+            raise AttributeError("buffer")
+        return self._bytes
+
+    def _text_out(self) -> None:
+        pending = "".join(self._parts)
+        if pending:
+            self._fh.write(self._filter(pending))
+            self._parts, self._size = [], 0
+        self._fh.flush()
 
     def write(self, text: str) -> int:
+        if self._bytes is not None:
+            self._bytes.write_pending()
         self._parts.append(text)
         self._size += len(text)
         if self._size >= _CHUNK:  # filtered 64 KiB at a time, cut after a line
@@ -61,6 +119,8 @@ class _Filtered:
             self.write(line)
 
     def close_pending(self) -> None:
+        if self._bytes is not None:
+            self._bytes.write_pending()
         pending = "".join(self._parts)
         if pending:
             self._fh.write(self._filter(pending))
@@ -128,7 +188,7 @@ def atomic_text(path: str, *, what: str = "output", newline: str | None = None) 
             if _TEXT_FILTER is None:
                 yield fh
             else:
-                filtered = _Filtered(fh, _TEXT_FILTER)
+                filtered = _Filtered(fh, _TEXT_FILTER, _BYTES_FILTER)
                 yield filtered  # type: ignore[misc]
                 filtered.close_pending()
         try:

@@ -50,6 +50,7 @@ class Secrets:
     _prefilter: tuple[int, tuple[str, ...]] | None = None
     _long_cache: tuple[dict[str, str], list[tuple[str, str]]] | None = None
     _added: set[tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
+    _byte_forms: tuple[int, tuple[bytes, ...]] | None = None
 
     def add(self, value: str | None, label: str) -> None:
         """``value`` is shown as ``label``; so are its forms in JSON (escaped, ASCII or not) and in a
@@ -85,6 +86,18 @@ class Secrets:
             if len(secret) >= _MIN_ANYWHERE and secret in quoted:
                 return label
         return None
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """:meth:`redact_text` of UTF-8 text given as its bytes (bytes that are not UTF-8 kept as they are).
+        Output text with none of the secrets anywhere is given back as it is, unread."""
+        if not self.values:
+            return data
+        if self.keep_quotes:
+            if self._byte_forms is None or self._byte_forms[0] != len(self.values):
+                self._byte_forms = (len(self.values), tuple(f.encode("utf-8", "surrogatepass") for f in self.values))
+            if not any(form in data for form in self._byte_forms[1]):
+                return data
+        return self.redact_text(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
     def _could_hold(self, text: str) -> bool:
         """False when ``text`` holds none of the secrets anywhere: a line of output costs a substring

@@ -31,9 +31,12 @@ import re
 import sys
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .redact import Secrets, collect
+
+if TYPE_CHECKING:
+    from .outfile import FilteredBytes
 
 _ACTIVE: Secrets | None = None
 _HIDDEN = "<password hidden>"
@@ -106,8 +109,31 @@ class ScrubbedStream:
         self._secrets = secrets
         self._pending = ""
         self._lock = threading.Lock()
+        self._bytes: FilteredBytes | None = None
+
+    @property
+    def buffer(self) -> FilteredBytes:
+        """The stream's bytes, scrubbed too (UTF-8 bytes of the text, as its ``buffer`` takes them)."""
+        if self._bytes is None:
+            from .outfile import FilteredBytes
+
+            raw = getattr(self._stream, "buffer", None)
+            if raw is None:
+                raise AttributeError("buffer")
+            self._bytes = FilteredBytes(lambda: self._stream.buffer, self._text_out,
+                                        lambda data: self._secrets.redact_bytes(data))
+        return self._bytes
+
+    def _text_out(self) -> None:
+        with self._lock:
+            if self._pending:
+                self._stream.write(self._secrets.redact_text(self._pending))
+                self._pending = ""
+        self._stream.flush()
 
     def write(self, text: str) -> int:
+        if self._bytes is not None:
+            self._bytes.write_pending()
         with self._lock:
             pending = self._pending + text
             cut = max(pending.rfind("\n"), pending.rfind("\r"))
@@ -120,6 +146,8 @@ class ScrubbedStream:
         return len(text)
 
     def flush(self) -> None:
+        if self._bytes is not None:
+            self._bytes.write_pending()
         with self._lock:
             if self._pending:
                 self._stream.write(self._secrets.redact_text(self._pending))
@@ -136,8 +164,6 @@ class ScrubbedStream:
         return True
 
     def __getattr__(self, name: str) -> Any:
-        if name == "buffer":  # bytes written there would go around the guard
-            raise AttributeError(name)
         return getattr(self._stream, name)
 
 
@@ -155,7 +181,7 @@ def guard(secrets: Secrets) -> None:
             stream._secrets = secrets
         elif stream is not None:
             setattr(sys, name, ScrubbedStream(stream, secrets))
-    outfile.set_text_filter(secrets.redact_text)
+    outfile.set_text_filter(secrets.redact_text, secrets.redact_bytes)
 
 
 def scrub(text: str) -> str:

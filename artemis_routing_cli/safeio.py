@@ -24,12 +24,11 @@ MiB = 1 << 20
 MAX_CONFIG_BYTES = 32 * MiB
 # Settings (.arouter.toml / pyproject.toml), targets files and --message JSON are hand-written.
 MAX_SMALL_FILE_BYTES = 8 * MiB
-# A --keys-file is a batch: large by design. CSV and JSON lines are held in memory whole.
-MAX_KEYS_FILE_BYTES = 256 * MiB
-# A plain text --keys-file is streamed (memory flat in its size): only one line is held whole, so
-# a line may be as long as a CSV or JSON lines file; the file itself is bounded in time, not memory
-# (64 GiB: some 4 billion keys of 16 bytes, hours of routing).
-MAX_KEY_LINE_BYTES = MAX_KEYS_FILE_BYTES
+# A --keys-file is a batch: large by design. Every kind (plain text, CSV, JSON lines) is streamed
+# (memory flat in its size): only one line (a CSV field, a JSON line) is held whole, at most 256 MiB;
+# the file itself is bounded in time, not memory (64 GiB: some 4 billion keys of 16 bytes, hours of
+# routing).
+MAX_KEY_LINE_BYTES = 256 * MiB
 MAX_TEXT_KEYS_FILE_BYTES = 64 << 30
 # JSON nesting: messages and keys are flat objects; 64 levels is far more than any has.
 MAX_JSON_DEPTH = 64

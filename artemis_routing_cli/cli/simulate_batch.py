@@ -1,9 +1,9 @@
 """``arouter simulate --keys-file``: one output record per input key, in order.
 
-The keys file is read as :mod:`.keys_file` says: a plain text file is streamed from disk (checked
-whole first, then routed a chunk at a time for each router), so the memory a batch holds does not
-grow with the number of keys; CSV and JSON lines are held whole. Output is written a chunk at a
-time too (to stdout, or to the temporary file that replaces ``-o FILE`` at the end).
+The keys file is read as :mod:`.keys_file` says: streamed from disk (checked whole first, then
+routed a chunk at a time for each router, a plain text file's lines or a CSV / JSON lines file's
+records), so the memory a batch holds does not grow with the number of keys. Output is written a
+chunk at a time too (to stdout, or to the temporary file that replaces ``-o FILE`` at the end).
 The router cache persists across the batch, as in a live broker.
 """
 
@@ -17,13 +17,14 @@ import operator
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
-from typing import BinaryIO, TextIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
 from ..outfile import atomic_text
 from ..routing.batch import BatchInput, BatchResult, batch_router
+from ..routing.batch_piece import PieceRoute, piece_router
 from ..routing.keys import RECORD_COLUMNS, Connection, connection_from_record
 from ..routing.router import Router
 from ..routing.selection import select_routers
@@ -31,7 +32,10 @@ from ..routing.targets import TargetState
 from .common import note, stderr_console, warn
 from .key_options import apply as apply_key_options
 from .key_options import assumed
-from .keys_file import KeysFile, load_keys, read_keys, records_of
+from .keys_file import KeysFile, Record, load_keys, read_keys
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CsvWriter", "JsonLinesWriter", "KeysFile", "load_keys", "read_keys", "run_batch"]
 
@@ -60,11 +64,11 @@ _PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "ROLE_NAME")
 CHUNK = 1 << 14
 
 
-def batch_inputs(router: Router, loaded: KeysFile, path: str, management: bool) -> tuple[list[object], BatchInput]:
+def batch_inputs(router: Router, records: list[Record], path: str, management: bool
+                 ) -> tuple[list[object], BatchInput]:
     """The keys shown in the output and what route_batch routes, for one router, in input order
-    (a CSV or JSON lines file: its records are in memory already)."""
+    (records of a CSV or JSON lines file)."""
     keys: list[object] | None = None
-    records = records_of(loaded)
     if management:
         keys = [rec.get("key", "") for _, rec in records]
     elif all("key" in rec for _, rec in records):
@@ -83,40 +87,46 @@ def _text_chunks(router: Router, loaded: KeysFile, path: str, management: bool
     """:func:`_input_chunks` of a text file, read from disk as they are routed. Keys the router takes
     as they are go to route_batch as strings (with their UTF-8 lines); others (SOURCE_IP, SNI_HOST)
     become connections here, so a bad one is an error at its line."""
+    for before, piece in loaded.pieces():
+        yield from _piece_chunks(router, loaded, path, management, before, piece)
+
+
+def _piece_chunks(router: Router, loaded: KeysFile, path: str, management: bool, before: int, piece: bytes
+                  ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
+    """:func:`_text_chunks` of one piece of the file (``before``: the lines before it)."""
     plain = management or router.key_type in _PLAIN_KEY_TYPES
-    line = 1
-    for keys, lines in loaded.line_chunks():
-        for start in range(0, len(keys), CHUNK):
-            part = keys[start:start + CHUNK]
-            if plain:
-                yield part, part, lines[start:start + CHUNK]
-            else:
-                yield part, [connection_for(router, {"key": k}, path, line + i)[0] for i, k in enumerate(part)], None
-            line += len(part)
+    line = before + 1
+    keys, lines = loaded.piece_lines(before, piece)
+    for start in range(0, len(keys), CHUNK):
+        part = keys[start:start + CHUNK]
+        if plain:
+            yield part, part, lines[start:start + CHUNK]
+        else:
+            yield part, [connection_for(router, {"key": k}, path, line + i)[0] for i, k in enumerate(part)], None
+        line += len(part)
 
 
-def _check_text(router: Router, loaded: KeysFile, path: str, management: bool) -> None:
-    """Every line of a text file made into what this router routes, and dropped: an error is raised
+def _check(router: Router, loaded: KeysFile, path: str, management: bool) -> None:
+    """Every key of the file made into what this router routes, and dropped: an error is raised
     before anything is written (keys the router takes as they are need no check)."""
-    if loaded.text is None or management or router.key_type in _PLAIN_KEY_TYPES:
+    if management or (router.key_type in _PLAIN_KEY_TYPES and (loaded.text is not None or (
+            loaded.records is not None and loaded.records.string_keys))):
         return
-    for _ in _text_chunks(router, loaded, path, management):
+    for _ in _input_chunks(router, loaded, path, management):
         pass
 
 
-def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool,
-                  checked: tuple[list[object], BatchInput] | None = None
+def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool
                   ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
     """Consecutive chunks of (shown keys, route_batch input, the keys' UTF-8 lines when read from a
-    text file). A CSV or JSON lines file's errors all come before the first chunk; a text file is
-    read as it is routed (:func:`_check_text` first, where nothing may be written before an error).
-    ``checked``: batch_inputs' answer, when the caller has it already."""
+    text file), read from disk as they are routed (:func:`_check` first, where nothing may be
+    written before an error)."""
     if loaded.text is not None:
         yield from _text_chunks(router, loaded, path, management)
         return
-    shown, inputs = checked if checked is not None else batch_inputs(router, loaded, path, management)
-    for start in range(0, len(shown), CHUNK):
-        yield shown[start:start + CHUNK], inputs[start:start + CHUNK], None
+    for records in loaded.record_chunks(CHUNK):
+        shown, inputs = batch_inputs(router, records, path, management)
+        yield shown, inputs, None
 
 
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,
@@ -134,12 +144,8 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
     # Every router's inputs are checked before the first record is written (a SOURCE_IP router given
     # a line that is not an address, or an SNI name a Java client cannot send, is an error at its
     # line): nothing goes to stdout for a batch that then fails.
-    checked = {}
     for r in routers:
-        if loaded.text is None:
-            checked[r.name] = batch_inputs(r, loaded, keys_file, management)
-        else:
-            _check_text(r, loaded, keys_file, management)
+        _check(r, loaded, keys_file, management)
     # bad input is one line: what was assumed, and the warnings, are said once every input is checked
     if said and not management:
         note(f"arouter: {said}")
@@ -154,14 +160,39 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
         for r in routers:
             # One batch per router, routed chunk by chunk (the router's cache persists across chunks).
             route = batch_router(r, management=management)
-            for shown, inputs, lines in _input_chunks(r, loaded, keys_file, management, checked.pop(r.name, None)):
-                writer.write(r.name, shown, route(inputs), lines)
+            by_piece = piece_router(r, management) if isinstance(writer, JsonLinesWriter) and \
+                loaded.text is not None and writer.writes_bytes() else None
+            if by_piece is None:
+                chunks = _input_chunks(r, loaded, keys_file, management)
+            else:
+                chunks = _routed_pieces(r, loaded, keys_file, management, by_piece, writer)  # type: ignore[arg-type]
+            for shown, inputs, lines in chunks:
+                if inputs is not _WRITTEN:
+                    writer.write(r.name, shown, route(inputs), lines)
                 if progress is not None:
                     progress.advance(len(shown))
         if progress is not None:
             progress.close()
         if not output:
             sink.flush()
+
+
+# What _routed_pieces yields for a piece it has written itself (its first item: the piece's key count).
+_WRITTEN: list[str] = []
+
+
+def _routed_pieces(router: Router, loaded: KeysFile, path: str, management: bool,
+                   by_piece: Callable[[bytes], PieceRoute | None], writer: JsonLinesWriter
+                   ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
+    """A text file's pieces routed and written whole (routing/batch_piece); a piece that cannot be
+    (a key needing escapes in JSON, one holding the internal client-id prefix) comes out as
+    :func:`_input_chunks` would give it. A piece written is yielded as (``range(count)``, _WRITTEN, None)."""
+    for before, piece in loaded.pieces():
+        routed = by_piece(piece)
+        if routed is not None and writer.write_piece(router.name, piece, routed):
+            yield range(routed.count), _WRITTEN, None
+        else:
+            yield from _piece_chunks(router, loaded, path, management, before, piece)
 
 
 # -- output -------------------------------------------------------------------------------------
@@ -205,6 +236,32 @@ class JsonLinesWriter:
         for start in range(0, len(pieces), WRITE_PIECES):
             self._sink.write(escape_lone_surrogates("".join(pieces[start:start + WRITE_PIECES])))
 
+    def writes_bytes(self) -> bool:
+        """Whether the sink takes UTF-8 bytes for its text (:meth:`write_piece` can write)."""
+        return self._binary_sink() is not None
+
+    def write_piece(self, router: str, piece: bytes, routed: PieceRoute) -> bool:
+        """Write the records of a piece of a text keys file routed by routing/batch_piece (each key is
+        its line, shown as given): False, and nothing written, when some key needs escaping in JSON."""
+        binary = self._binary_sink()
+        if binary is None or len(piece.translate(None, _JSON_ESCAPED_BYTES)) != len(piece):
+            return False
+        lines = piece.split(b"\n")
+        if piece.endswith(b"\n"):
+            lines.pop()
+        if len(lines) != routed.count:
+            raise ValueError("one routed key per line")
+        head = f'{{"router": {_dumps(router)}, "key": "' if self._with_router else '{"key": "'
+        tails = _Tails('"', binary=True)
+        pieces: list[bytes] = [head.encode("utf-8"), b"", b'", "key_value": "', b"", b""] * len(lines)
+        pieces[1::5] = lines
+        pieces[3::5] = lines
+        pieces[4::5] = _object_array([tails[o] for o in routed.outcomes])[routed.slot].tolist()
+        self._sink.flush()
+        for start in range(0, len(pieces), WRITE_PIECES):
+            binary.write(b"".join(pieces[start:start + WRITE_PIECES]))
+        return True
+
     def _binary_sink(self) -> BinaryIO | None:
         """The byte stream under the text sink, when writing UTF-8 there is writing the text: the sink
         encodes UTF-8 and a newline stays a newline (newline="" or a POSIX os.linesep)."""
@@ -216,6 +273,14 @@ class JsonLinesWriter:
             return binary if codecs.lookup(encoding).name == "utf-8" else None  # type: ignore[no-any-return]
         except LookupError:
             return None
+
+
+def _object_array(items: list[bytes]) -> np.ndarray:
+    import numpy as np
+
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
 
 
 def _dumps(value: object) -> str:

@@ -75,9 +75,13 @@ def utf16_pack(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def fnv1a32_batch(strings: Sequence[str]) -> np.ndarray:
     """Signed 32-bit FNV-1a of each string, as :func:`fnv.fnv1a32` (int32 array)."""
+    return fnv1a32_units(*utf16_pack(strings))
+
+
+def fnv1a32_units(units: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Signed 32-bit FNV-1a of each run ``units[start:start + length]`` of UTF-16 code units (int32 array)."""
     import numpy as np
 
-    units, starts, lengths = utf16_pack(strings)
     n = len(lengths)
     h = np.full(n, FNV_INIT, dtype=np.uint32)
     if n == 0:

@@ -1,5 +1,5 @@
-"""``simulate --keys-file`` holds a chunk of a text keys file, not the file: its peak memory does not
-grow with the number of keys (issue 21), to stdout or to ``-o FILE``; and what streaming changes about
+"""``simulate --keys-file`` holds a chunk of a keys file (text, CSV, JSON lines), not the file: its peak
+memory does not grow with the number of keys (issue 21), to stdout or to ``-o FILE``; and what streaming changes about
 reading the file (its bounds, a file changed between its check and its routing)."""
 
 from __future__ import annotations
@@ -68,18 +68,42 @@ def test_peak_memory_is_flat_in_the_number_of_keys(tmp_path: Path, to_file: bool
     assert grown < BYTES_PER_EXTRA_KEY * 7 * SMALL, f"{grown / (7 * SMALL):.1f} bytes per extra key"
 
 
+# A CSV file's records (a dict each) were held whole: some 400 bytes per key before; now a chunk.
+CSV_SMALL = 50_000
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs wait4 for a child's peak memory")
+def test_peak_memory_is_flat_in_the_number_of_keys_of_a_csv_file(tmp_path: Path) -> None:
+    cfg = tmp_path / "broker.xml"
+    cfg.write_text(broker_xml(ROUTER), encoding="utf-8")
+
+    def peak(n: int) -> int:
+        keys = tmp_path / f"keys-{n}.csv"
+        with keys.open("w", encoding="utf-8", newline="") as fh:
+            fh.write("client_id,user_name\n")
+            fh.writelines(f"client-{i:09d}-{'é' * 4},user-{i}\n" for i in range(n))
+        return _peak_rss_bytes([sys.executable, "-m", "artemis_routing_cli", "simulate", "-c", str(cfg),
+                                "--keys-file", str(keys), "-o", str(tmp_path / "out.jsonl")], tmp_path)
+
+    grown = peak(8 * CSV_SMALL) - peak(CSV_SMALL)
+    assert grown < BYTES_PER_EXTRA_KEY * 7 * CSV_SMALL, f"{grown / (7 * CSV_SMALL):.1f} bytes per extra key"
+
+
 def test_a_text_file_is_bounded_by_its_longest_line_not_its_size(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(f"{KF}.MAX_KEYS_FILE_BYTES", 64)
     monkeypatch.setattr(f"{KF}.MAX_KEY_LINE_BYTES", 10)
     monkeypatch.setattr(f"{KF}.TEXT_CHUNK_BYTES", 4)
     text = tmp_path / "keys.txt"
-    text.write_text("k1\n" * 40, encoding="utf-8")  # 120 bytes: over the CSV / JSON lines cap, streamed
+    text.write_text("k1\n" * 40, encoding="utf-8")  # 120 bytes: twelve longest lines, streamed
     assert sb.load_keys(str(text)).keys() == ["k1"] * 40
-    csv = tmp_path / "keys.csv"
+    csv = tmp_path / "keys.csv"  # CSV and JSON lines too (before: held whole, at most 256 MiB)
     csv.write_text("key\n" + "k1\n" * 40, encoding="utf-8")
-    with pytest.raises(UsageError, match="over arouter's limit"):
-        sb.load_keys(str(csv))
+    assert sb.read_keys(str(csv)) == ([(n, {"key": "k1"}) for n in range(2, 42)], 124)
+    jsonl = tmp_path / "keys.jsonl"
+    jsonl.write_text('{"key":"k"}\n' * 4, encoding="utf-8")
+    with pytest.raises(UsageError, match="a line longer than") as err:
+        sb.load_keys(str(jsonl))
+    assert err.value.line == 1
     text.write_text("k1\n" * 5 + "x" * 11 + "\nk2\n", encoding="utf-8")
     with pytest.raises(UsageError, match="a line longer than") as err:
         sb.load_keys(str(text))
@@ -93,3 +117,10 @@ def test_a_text_file_changed_after_its_check_is_an_error_not_other_keys(tmp_path
     text.write_text("a\nb\nc\n", encoding="utf-8")
     with pytest.raises(UsageError, match="changed while arouter was reading it"):
         loaded.keys()
+    csv = tmp_path / "keys.csv"
+    csv.write_text("key\na\n", encoding="utf-8")
+    loaded = sb.load_keys(str(csv))
+    csv.write_text("key\nb\n", encoding="utf-8")
+    os.utime(csv, ns=(0, 0))
+    with pytest.raises(UsageError, match="changed while arouter was reading it"):
+        list(loaded.record_chunks(10))

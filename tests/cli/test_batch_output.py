@@ -18,6 +18,8 @@ from artemis_routing_cli.cli import keys_file as kf  # noqa: E402
 from artemis_routing_cli.cli import simulate_batch as sb  # noqa: E402
 from artemis_routing_cli.config import load_text  # noqa: E402
 from artemis_routing_cli.errors import UsageError  # noqa: E402
+from artemis_routing_cli.redact import Secrets  # noqa: E402
+from artemis_routing_cli.redact_output import guard, release  # noqa: E402
 from artemis_routing_cli.routing.batch import route_batch  # noqa: E402
 from artemis_routing_cli.routing.keys import connection_from_record  # noqa: E402
 from artemis_routing_cli.routing.targets import TargetState  # noqa: E402
@@ -270,3 +272,21 @@ def test_a_batch_that_fails_on_a_later_router_writes_nothing(tmp_path) -> None:
     assert run.out == ""
     assert run.err.strip().splitlines()[-1].startswith(f"arouter: {keys}:1:1: SOURCE_IP='FOO1'")
     assert "warning" not in run.err  # one line for bad input (the sample's notice aside)
+
+
+def test_records_stay_in_input_order_when_a_chunk_needs_escapes(tmp_path: Path) -> None:
+    """A first chunk written as text (its keys need JSON escapes) and the next ones as bytes, to ``-o``
+    under the output guard: before, the bytes went around the guard's pending text, and a group of the
+    first chunk's lines reached the file tens of thousands of lines late."""
+    keys = ['say "hi"', "back\\slash"] + [f"k{i}-\u00e9" for i in range(40_000)]
+    path = tmp_path / "keys.txt"
+    path.write_text("\n".join(keys) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    secrets = Secrets(keep_quotes=True)
+    secrets.add("a-password-no-key-holds", "<password hidden>")
+    guard(secrets)
+    try:
+        sb.run_batch(load_text(broker_xml(ROUTERS)), TargetState(), "hash", str(path), str(out), "jsonl", 3, False)
+    finally:
+        release()
+    assert [json.loads(line)["key"] for line in out.read_text(encoding="utf-8").splitlines()] == keys

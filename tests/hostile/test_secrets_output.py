@@ -242,3 +242,24 @@ def test_analyze_summary_and_report(planted: Path) -> None:
     assert_clean(run, 0)
     _nothing_planted(run.out + run.err + report.read_text())
     assert json.loads(run.out)["routers"]
+
+
+@pytest.mark.parametrize("keys_name", ["keys.txt", "keys.csv"])
+def test_simulate_batch_keys_that_are_secrets(planted: Path, keys_name: str) -> None:
+    """A key that happens to be a password is hidden in the records, to stdout and to ``-o`` alike
+    (before, ``-o`` wrote a text file's records as bytes around the guard)."""
+    keys = [f"k{i}" for i in range(3000)] + [CLUSTER_PASSWORD, URL_PASSWORD] + [f"m{i}" for i in range(3000)]
+    head = "key\n" if keys_name.endswith(".csv") else ""
+    (planted / keys_name).write_text(head + "\n".join(keys) + "\n")
+    out = planted / "records.jsonl"
+    to_file = capped("simulate", *_args(planted, "--keys-file", str(planted / keys_name), "-r", "r2", "-o", str(out)),
+                     cwd=planted, env=ENV)
+    assert_clean(to_file, 0)
+    to_stdout = capped("simulate", *_args(planted, "--keys-file", str(planted / keys_name), "-r", "r2"),
+                       cwd=planted, env=ENV)
+    assert_clean(to_stdout, 0)
+    for written in (out.read_text(), to_stdout.out):
+        _nothing_planted(written)
+        records = [json.loads(line) for line in written.splitlines()]
+        hidden = ["<cluster-password hidden>", "<password hidden>"]
+        assert [r["key"] for r in records] == keys[:3000] + hidden + keys[3002:]
