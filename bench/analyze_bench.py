@@ -113,6 +113,8 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "scale":
         from analyze_scale import scale
 
-        scale([int(float(a)) for a in sys.argv[2:]] or [10_000_000, 100_000_000])
+        args = sys.argv[2:]
+        remote = "--no-remote" not in args  # --no-remote: skip the Spark Connect server and its run
+        scale([int(float(a)) for a in args if a != "--no-remote"] or [10_000_000, 100_000_000], remote=remote)
     else:
         main()

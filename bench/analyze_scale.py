@@ -7,6 +7,7 @@ equal.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -135,7 +136,7 @@ def _mb(n: object) -> str:
     return f"{int(n) / 2**20:,.0f} MB"  # type: ignore[call-overload]
 
 
-def scale(sizes: list[int]) -> None:
+def scale(sizes: list[int], remote: bool = True) -> None:
     arouter = [sys.executable, "-m", "artemis_routing_cli"]
     from tests.pipeline.peers import connect_server
 
@@ -147,8 +148,9 @@ def scale(sizes: list[int]) -> None:
         make_keys(warm, 100_000, seed=3)
         base = [*arouter, "analyze", "-c", str(cfg), "-r", "bench", "-f", "json"]
         node_args = [a for c, nid in NODES.items() for a in ("--node-id", f"{c}={nid}")]
-        with connect_server(Path(sys.executable), tmp) as url:
-            timed([*base, *node_args, "--keys", str(warm), "--remote", url])  # warm: JIT, workers
+        with connect_server(Path(sys.executable), tmp) if remote else contextlib.nullcontext("") as url:
+            if url:
+                timed([*base, *node_args, "--keys", str(warm), "--remote", url])  # warm: JIT, workers
             for n in sizes:
                 keys = tmp / "keys.txt"
                 t0 = time.perf_counter()
@@ -158,17 +160,19 @@ def scale(sizes: list[int]) -> None:
                 local = timed([*base, *node_args, "--keys", str(keys), "--master", "local[2]"])
                 print(f"analyze local[2]: {local['wall']:.1f} s wall = {local['startup']:.1f} s start-up + "
                       f"{local['wall'] - local['startup']:.1f} s work; peak {_mb(local['peak'])}", flush=True)
-                remote = timed([*base, *node_args, "--keys", str(keys), "--remote", url])
-                print(f"analyze --remote (warm server): {remote['wall']:.1f} s wall = {remote['startup']:.1f} s "
-                      f"start-up + {remote['wall'] - remote['startup']:.1f} s work; client peak "
-                      f"{_mb(remote['peak'])}", flush=True)
+                if url:
+                    on_server = timed([*base, *node_args, "--keys", str(keys), "--remote", url])
+                    print(f"analyze --remote (warm server): {on_server['wall']:.1f} s wall = "
+                          f"{on_server['startup']:.1f} s start-up + {on_server['wall'] - on_server['startup']:.1f} s "
+                          f"work; client peak {_mb(on_server['peak'])}", flush=True)
                 sim = timed([*arouter, "simulate", "-c", str(cfg), "-r", "bench", *node_args, "--keys-file",
-                             str(keys), "-f", "csv"], keep_out=False)
+                             str(keys)], keep_out=False)  # JSON lines, the default
                 print(f"simulate --keys-file: {sim['wall']:.1f} s; peak {_mb(sim['peak'])}", flush=True)
                 np_time, np_counts = numpy_baseline(keys)
                 print(f"numpy baseline (routing.batch, 1 M-line chunks, one core): {np_time:.1f} s", flush=True)
-                assert counts_of(local["out"]) == counts_of(remote["out"]) == np_counts, \
-                    (counts_of(local["out"]), counts_of(remote["out"]), np_counts)
+                assert counts_of(local["out"]) == np_counts, (counts_of(local["out"]), np_counts)
+                if url:
+                    assert counts_of(on_server["out"]) == np_counts, (counts_of(on_server["out"]), np_counts)
                 work = local["wall"] - local["startup"]
                 print(f"simulate / analyze wall: {sim['wall'] / local['wall']:.2f}x (goal >= 2); "
                       f"analyze per core {n / work / 2:,.0f} keys/s vs numpy {n / np_time:,.0f} keys/s: numpy is "
