@@ -179,20 +179,15 @@ def route_now(service: RouterService, log: ServeLog, metrics: Metrics, peer: Pee
               client_id: str | None, username: str | None, roles: tuple[str, ...] = ()) -> Decision:
     """:func:`route` without awaiting, where :func:`can_route_now` holds: the same engine call, regex
     budget, answer, metrics and route line."""
-    router = service.router
-    result = route_within_budget(router, Connection(client_id, username, peer.sni_host, peer.remote_address,
-                                                    roles, peer.via is not None, True))
-    decision = service.answer(result)
-    _account(result, decision, router, log, metrics, peer, protocol)
-    return decision
+    result = route_within_budget(service.router, _connection(peer, client_id, username, roles))
+    return _answered(service, result, log, metrics, peer, protocol)
 
 
 async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, metrics: Metrics, peer: Peer,
                 protocol: str, *, client_id: str | None, username: str | None,
                 roles: tuple[str, ...] = ()) -> Decision:
     router = service.router
-    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None,
-                      True)  # roles_in_broker_order: positional, the cheaper call on this path
+    conn = _connection(peer, client_id, username, roles)
     result = route_within_budget(router, conn)
     if (result.status == REFUSED_UNAVAILABLE and result.decided_by == "policy" and monitor.enabled
             and monitor.below_quorum(router)):
@@ -200,8 +195,19 @@ async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, met
         result = route_within_budget(router, conn)  # the engine decides again on what the wait left
     if service.store is not None:
         await service.store.flush()  # a cached target is on disk before the client hears of it
+    return _answered(service, result, log, metrics, peer, protocol)
+
+
+def _connection(peer: Peer, client_id: str | None, username: str | None, roles: tuple[str, ...]) -> Connection:
+    return Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None,
+                      True)  # roles_in_broker_order: positional, the cheaper call on this path
+
+
+def _answered(service: RouterService, result: RouteResult, log: ServeLog, metrics: Metrics, peer: Peer,
+              protocol: str) -> Decision:
+    """The client's answer to ``result``, counted and logged (the route line)."""
     decision = service.answer(result)
-    _account(result, decision, router, log, metrics, peer, protocol)
+    _account(result, decision, service.router, log, metrics, peer, protocol)
     return decision
 
 
