@@ -57,6 +57,7 @@ CHECK_ADDRESSES = ("10.0.0.1:5000", "fe80::1%2", "[::1]", "::ffff:1.2.3.4", "01.
 CHECK_HOSTS = ("a.example", "A_B", "host.", "caf\u00e9.example", "x..y", "\U0001F600")
 
 _enabled: dict[tuple[str, str], str | None] = {}  # (application id, cache) -> None (ready) or why not
+_jar_added: set[tuple[str, str]] = set()  # (application id, cache) whose session has the jar
 
 
 class UdfUnavailable(Exception):
@@ -129,7 +130,8 @@ def _spark_classpath(spark: SparkSession) -> str:
         jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]  (a Connect session has none)
         cls = jvm.java.lang.Class.forName("org.apache.spark.sql.api.java.UDF1")
         location = cls.getProtectionDomain().getCodeSource().getLocation().toURI()
-        return str(jvm.java.nio.file.Paths.get(location).toString())
+        # its folder: LineCounts also needs Spark's core, catalyst and unsafe jars beside it
+        return str(jvm.java.nio.file.Paths.get(location).getParent().toString()) + os.sep + "*"
     except Exception:  # any py4j failure: look beside pyspark instead
         import pyspark
 
@@ -143,12 +145,9 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _register(spark: SparkSession) -> None:
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import BooleanType, IntegerType, StringType
-
+def _add_jar(spark: SparkSession) -> None:
+    """Build the jar (or find it cached) and add it to the session, for the driver and the executors."""
     jar = build_jar(_spark_classpath(spark), spark.version)
-    types = {"int": IntegerType(), "string": StringType(), "boolean": BooleanType()}
     try:
         from .connect import is_remote
 
@@ -156,6 +155,18 @@ def _register(spark: SparkSession) -> None:
             spark.addArtifacts(str(jar))
         else:
             spark.sql(f"ADD JAR {_sql_string(str(jar))}")
+    except Exception as exc:  # py4j / Spark errors: one line, then Python routing
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise UdfUnavailable(f"cannot load the UDF jar: {first}") from None
+
+
+def _register(spark: SparkSession) -> None:
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType, IntegerType, StringType
+
+    _add_jar_once(spark)
+    types = {"int": IntegerType(), "string": StringType(), "boolean": BooleanType()}
+    try:
         for name, (cls, rtype) in FUNCTIONS.items():
             spark.udf.registerJavaFunction(name, cls, types[rtype])
         rows = (spark.range(len(CHECK_TEXTS), numPartitions=1)
@@ -208,12 +219,23 @@ def sni_sendable(host: str) -> bool:
     return True
 
 
-def enable(spark: SparkSession) -> str | None:
-    """Make the UDFs available on ``spark``: None when ready, else why not (once per application)."""
+def _app(spark: SparkSession) -> tuple[str, str]:
     from .connect import is_remote
 
     session = spark.session_id if is_remote(spark) else spark.sparkContext.applicationId  # type: ignore[attr-defined]
-    app = (session, str(cache_root()))
+    return session, str(cache_root())
+
+
+def _add_jar_once(spark: SparkSession) -> None:
+    app = _app(spark)
+    if app not in _jar_added:
+        _add_jar(spark)
+        _jar_added.add(app)
+
+
+def enable(spark: SparkSession) -> str | None:
+    """Make the UDFs available on ``spark``: None when ready, else why not (once per application)."""
+    app = _app(spark)
     if app not in _enabled:
         try:
             _register(spark)
@@ -221,3 +243,25 @@ def enable(spark: SparkSession) -> str | None:
         except UdfUnavailable as exc:
             _enabled[app] = str(exc)
     return _enabled[app]
+
+
+def enable_classes(spark: SparkSession) -> str | None:
+    """The jar's classes on ``spark`` (driver and executors) without the SQL functions and their check
+    jobs, for code that calls them itself (LineCounts): None when loaded, else why not. The driver
+    checks the shared FNV-1a and UTF-8 reading against the engine first (no Spark job)."""
+    app = _app(spark)
+    if app in _enabled and _enabled[app] is not None:
+        return _enabled[app]
+    try:
+        _add_jar_once(spark)
+        counts = spark.sparkContext._jvm.arouter.udf.LineCounts  # type: ignore[attr-defined]
+        got = [counts.hashBytes(bytearray(t.encode("utf-8"))) for t in CHECK_TEXTS]
+        bad = counts.hashBytes(bytearray(b"\xed\xa0\x80"))  # an encoded surrogate: not UTF-8
+    except UdfUnavailable as exc:
+        return str(exc)
+    except Exception as exc:  # py4j: the class did not load
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"cannot load the UDF jar: {first}"
+    if got != [fnv1a32(t) for t in CHECK_TEXTS] or bad is not None:
+        return "the Java line counter disagrees with the engine on the self-check"
+    return None

@@ -55,6 +55,10 @@ class KeysInput:
     where: str | None = None  # --where: a Spark SQL condition applied before routing
     id_column: str | None = None  # --id-column: the input's own row id, shown as ``row``
 
+    def plain(self) -> bool:
+        """One key per line, read as it is: no column mapping, filter or id column."""
+        return self.format == "text" and not self.mapping and self.where is None and self.id_column is None
+
     def key_columns(self) -> tuple[str, ...] | None:
         """The record columns (key / client_id / ...) routing will see; None when not known yet."""
         if self.mapping:

@@ -153,7 +153,13 @@ def analyze(
                 # so every key is routed once however many routers there are.
                 groups = collect_groups(assigned, jobs)
             else:
-                groups = collect_counted(count_answers(keys, jobs, engine=engine, progress=progress), jobs)
+                lines = None
+                if kind == "text" and engine != "pandas" and (inp is None or inp.plain()):
+                    from .line_counts import count_lines
+
+                    lines = count_lines(spark, keys_path, jobs)
+                groups = lines if lines is not None else collect_counted(
+                    count_answers(keys, jobs, engine=engine, progress=progress), jobs)
             if output is not None and assigned is not None:
                 progress(f"writing per-key assignments to {output}")
                 where = blocks(positions, kind)

@@ -101,6 +101,35 @@ def _floor_index(h: Column, hashes: Sequence[int], lo: int, hi: int) -> Column:
         _floor_index(h, hashes, lo, mid - 1))
 
 
+def policy_slots(router: Router) -> tuple[list[Target], int | None, tuple[int, ...]]:
+    """Step 5 for a key that is neither internal nor matched by the local-target-filter: the targets a
+    slot indexes (slot 0 is the local target), and the slot every such key gets (``USE_ANOTHER_SLOT``,
+    ``UNAVAILABLE_SLOT`` or 1), or None with the ring's sorted hashes: slot 1 + the index of the
+    greatest hash not above the key's FNV-1a, else 1."""
+    picks: list[Target] = [router.local]
+    policy, pool = router.policy, router.pool
+    if policy is None or pool is None:
+        return picks, USE_ANOTHER_SLOT, ()
+    targets = pool.ready()
+    if not targets or isinstance(policy, ConsistentHashModuloPolicy):
+        return picks, UNAVAILABLE_SLOT, ()
+    if isinstance(policy, FirstElementPolicy) or len(targets) == 1:
+        return [*picks, targets[0]], 1, ()
+    ring = Ring.build(targets)
+    return [*picks, *ring.targets], None, ring.hashes
+
+
+def answer_of(slot: int, picks: Sequence[Target]) -> tuple[str, str | None, bool]:
+    """Status, target label and local of a slot, as :func:`_answer` decodes a slot column."""
+    if slot == BAD_SLOT:
+        return BAD_KEY, None, False
+    if slot == USE_ANOTHER_SLOT:
+        return REFUSED_USE_ANOTHER, None, False
+    if slot == UNAVAILABLE_SLOT:
+        return REFUSED_UNAVAILABLE, None, False
+    return OK, _label(picks[slot]), picks[slot].local
+
+
 def _is_internal(client_id: Column) -> Column:
     from pyspark.sql import functions as F
 
@@ -288,23 +317,13 @@ class SqlRouting:
         internal = self.internal(router)
         ltf = router.local_target_filter
         local = self._matches(value, ltf.source) if ltf is not None else None
-        picks: list[Target] = [router.local]
-        policy, pool = router.policy, router.pool
+        picks, fixed, hashes = policy_slots(router)
         default: Column
-        if policy is None or pool is None:
-            default = F.lit(USE_ANOTHER_SLOT)
+        if fixed is not None:
+            default = F.lit(fixed)
         else:
-            targets = pool.ready()
-            if not targets or isinstance(policy, ConsistentHashModuloPolicy):
-                default = F.lit(UNAVAILABLE_SLOT)
-            elif isinstance(policy, FirstElementPolicy) or len(targets) == 1:
-                picks.append(targets[0])
-                default = F.lit(1)
-            else:
-                ring = Ring.build(targets)
-                picks.extend(ring.targets)
-                h = F.col(self._hash(value))
-                default = F.lit(1) + _floor_index(h, ring.hashes, 0, len(ring.hashes) - 1)
+            h = F.col(self._hash(value))
+            default = F.lit(1) + _floor_index(h, hashes, 0, len(hashes) - 1)
         conditions = [F.col(c) for c in (internal, local) if c is not None]
         bad = self.bad(router)
         sig = ("slot", value, internal, local, tuple((t.name, t.node_id, t.local) for t in picks), str(default),
