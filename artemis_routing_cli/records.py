@@ -8,8 +8,8 @@ instantiates. ``record`` lets the dataclass machinery do the bookkeeping (fields
 
 - ``__init__`` is the one dataclass would write (same parameters, defaults, default factories,
   and ``object.__setattr__`` for a frozen class), compiled when the class is first instantiated;
-  a class with ``__post_init__``, ``InitVar``, ``init=False`` or keyword-only fields gets
-  dataclass's own, compiled at once;
+  a class with ``InitVar``, ``init=False`` or keyword-only fields gets dataclass's own, compiled
+  at once;
 - frozenness is a shared ``__setattr__``/``__delattr__`` raising ``FrozenInstanceError`` as
   dataclass's do (and, with slots, the ``__getstate__``/``__setstate__`` pickling needs);
 - ``__eq__`` compares the ``compare`` fields of two objects of the same class (else
@@ -65,8 +65,6 @@ def _key(names: tuple[str, ...]) -> Callable[[object], tuple[Any, ...]]:
 
 def _plain_init(cls: type) -> bool:
     """Whether an ``__init__`` of positional-or-keyword fields only (what ``_make_init`` writes) is dataclass's."""
-    if hasattr(cls, "__post_init__"):
-        return False
     for name, f in cls.__dict__.get("__annotations__", {}).items():
         default = cls.__dict__.get(name, _MISSING)
         if isinstance(default, dataclasses.Field) and (not default.init or default.kw_only is True):
@@ -174,6 +172,8 @@ def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: boo
         else:
             params.append(f.name)
         lines.append(f"_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        lines.append("self.__post_init__()")
     source = f"def __init__({', '.join(params)}):\n " + ("\n ".join(lines) or "pass") + "\n"
     exec(source, env)  # noqa: S102 - our own text over the class's field names
     init: Callable[..., None] = env["__init__"]
