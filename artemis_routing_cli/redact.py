@@ -23,13 +23,6 @@ from .diagnostics import Diagnostic
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _SINGLE_QUOTED = re.compile(r"'([^'\n]*)'")
 _DOUBLE_QUOTED = re.compile(r"(?!)()|\"([^\"\n]*)\"")  # group 2, as in _QUOTED
-# The elements the walk below needs, found by libxml2 (a Python object per element is most of a big
-# file's cost): a name holding "password" in any case (no character outside ASCII lowers to one of
-# its letters), or text that holds "assword=" - a superset, as an element's text may be split over
-# adjacent text and CDATA nodes, which are then taken too.
-_MAY_HOLD_PASSWORD = etree.XPath(
-    "//*[contains(translate(local-name(), 'PASWORD', 'pasword'), 'password')"
-    " or text()[contains(., 'assword=')] or text()[following-sibling::node()[1][self::text()]]]")
 _URL_PASSWORD = re.compile(r"(?i)[a-z]*password=([^;&\s<>\"']+)")
 # Secrets shorter than this are hidden only where a quote is exactly them ('1', 'NIO' are common).
 _MIN_ANYWHERE = 6
@@ -149,7 +142,7 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
     value is shown as the token written in the file (``${FILTER}``) and an included one as
     ``<from FILE>`` - the shorter form outputs other than findings use."""
     secrets = secrets if secrets is not None else Secrets()
-    for el in _MAY_HOLD_PASSWORD(root):  # document order, as walking every element gives them
+    for el in root.iter(etree.Element):
         local = el.tag.rpartition("}")[2]  # the local name, without QName's object per element
         text = el.text
         if "password" in local.lower():
