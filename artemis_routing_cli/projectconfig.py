@@ -16,12 +16,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .diagnostics import Severity
 from .errors import UsageError
+from .records import record
 from .safeio import MAX_SMALL_FILE_BYTES, read_regular
 
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
@@ -30,7 +31,7 @@ _DEEP = 64  # brackets open at once: where a nesting error is reported
 FILENAMES = (".arouter.toml", "pyproject.toml")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProjectConfig:
     path: str | None = None
     disable: tuple[str, ...] = ()

@@ -1,16 +1,26 @@
-"""``@record``: a dataclass whose comparison, hash, repr and frozenness are not compiled at import.
+"""``@record``: a dataclass that compiles nothing when its class is created.
 
 ``dataclasses.dataclass`` writes each method as source text and compiles it when the class is
 created: about a millisecond a class, and ``validate`` creates some eighty at start-up (its
-model, the filter and regex syntax trees), which was the largest single part of its import time.
-``record`` lets the dataclass machinery write ``__init__`` (the method that runs per object) and
-the frozen ``__setattr__``/``__delattr__`` only, and gives the rest as shared functions over the
-fields, with the dataclass's own behaviour: ``__eq__`` compares the ``compare`` fields of two
-objects of the same class (else NotImplemented), ``__hash__`` hashes the ``hash`` fields (frozen
-only; a non-frozen record is unhashable), ``__repr__`` is ``Name(field=value, ...)`` over the
-``repr`` fields (``...`` on recursion). Methods the class writes itself are kept, as dataclass
-keeps them. ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` work as on any
-dataclass (its ``__dataclass_params__`` say eq and repr are not generated: they are not, here).
+model, the filter and regex syntax trees, options, diagnostics), most of which a given run never
+instantiates. ``record`` lets the dataclass machinery do the bookkeeping (fields, slots,
+``__match_args__``) and writes no source at class creation:
+
+- ``__init__`` is the one dataclass would write (same parameters, defaults, default factories,
+  and ``object.__setattr__`` for a frozen class), compiled when the class is first instantiated;
+  a class with ``InitVar``, ``init=False`` or keyword-only fields gets dataclass's own, compiled
+  at once;
+- frozenness is a shared ``__setattr__``/``__delattr__`` raising ``FrozenInstanceError`` as
+  dataclass's do (and, with slots, the ``__getstate__``/``__setstate__`` pickling needs);
+- ``__eq__`` compares the ``compare`` fields of two objects of the same class (else
+  NotImplemented), ``__hash__`` hashes the ``hash`` fields (frozen only; a non-frozen record is
+  unhashable), ``__repr__`` is ``Name(field=value, ...)`` over the ``repr`` fields (``...`` on
+  recursion).
+
+Methods the class writes itself are kept, as dataclass keeps them. ``dataclasses.fields``,
+``replace``, ``asdict`` and ``is_dataclass`` work as on any dataclass (its
+``__dataclass_params__`` say eq, repr and frozen are not generated: they are not, here; a frozen
+record is marked by ``__record_frozen__``).
 """
 
 from __future__ import annotations
@@ -22,6 +32,17 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+_MISSING = dataclasses.MISSING
+
+
+class _Factory:
+    """The default of a parameter whose field has a default factory (dataclass shows ``<factory>``)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
 
 
 def record(cls: type[T] | None = None, /, *, frozen: bool = False,
@@ -42,12 +63,41 @@ def _key(names: tuple[str, ...]) -> Callable[[object], tuple[Any, ...]]:
     return get  # type: ignore[return-value]
 
 
+def _plain_init(cls: type) -> bool:
+    """Whether an ``__init__`` of positional-or-keyword fields only (what ``_make_init`` writes) is dataclass's."""
+    for name, f in cls.__dict__.get("__annotations__", {}).items():
+        default = cls.__dict__.get(name, _MISSING)
+        if isinstance(default, dataclasses.Field) and (not default.init or default.kw_only is True):
+            return False
+        if isinstance(f, str) and ("InitVar" in f or "KW_ONLY" in f):
+            return False
+        if isinstance(f, dataclasses.InitVar) or f is dataclasses.KW_ONLY:
+            return False
+    return True
+
+
 def _record(cls: type[T], frozen: bool, slots: bool) -> type[T]:
     body = cls.__dict__
-    own = {name for name in ("__repr__", "__eq__") if name in body}
-    class_hash = body.get("__hash__", dataclasses.MISSING)
-    explicit_hash = not (class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in body))
-    made: Any = dataclasses.dataclass(cls, repr=False, eq=False, frozen=frozen, slots=slots)
+    own = {name for name in ("__repr__", "__eq__", "__init__") if name in body}
+    class_hash = body.get("__hash__", _MISSING)
+    explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in body))
+    lazy = _plain_init(cls)
+    for base in cls.__mro__[1:]:
+        if hasattr(base, "__dataclass_fields__"):
+            base_frozen = getattr(base, "__record_frozen__", base.__dataclass_params__.frozen)  # type: ignore[attr-defined]
+            if base_frozen != frozen:
+                raise TypeError(f"cannot inherit {'' if frozen else 'non-'}frozen dataclass from a "
+                                f"{'non-' if frozen else ''}frozen one")
+            lazy = lazy and not any(not f.init or f.kw_only is True for f in dataclasses.fields(base))
+    if frozen and lazy:
+        for name in ("__setattr__", "__delattr__"):
+            if name in body:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+    if lazy and not body.get("__doc__"):
+        cls.__doc__ = "-"  # dataclass would work one out from the signature: done below without inspect
+    made: Any = dataclasses.dataclass(cls, init=not lazy, repr=False, eq=False, frozen=frozen and not lazy,
+                                      slots=slots)
+    made.__record_frozen__ = frozen
     fields = dataclasses.fields(made)
     shown = tuple(f.name for f in fields if f.repr)
     compared = _key(tuple(f.name for f in fields if f.compare))
@@ -67,6 +117,13 @@ def _record(cls: type[T], frozen: bool, slots: bool) -> type[T]:
     methods: dict[str, Any] = {"__repr__": reprlib.recursive_repr("...")(__repr__), "__eq__": __eq__}
     if not explicit_hash:
         methods["__hash__"] = __hash__ if frozen else None
+    if lazy:
+        if made.__doc__ == "-":
+            made.__doc__ = made.__name__ + _text_signature(fields)
+        if "__init__" not in own:
+            methods["__init__"] = _first_init(made, fields, frozen)
+        if frozen:
+            methods.update(_frozen_methods(made, fields, slots))
     for name, fn in methods.items():
         if name in own:
             continue
@@ -74,3 +131,82 @@ def _record(cls: type[T], frozen: bool, slots: bool) -> type[T]:
             fn.__qualname__ = f"{made.__qualname__}.{name}"
         setattr(made, name, fn)
     return made  # type: ignore[no-any-return]
+
+
+def _text_signature(fields: tuple[dataclasses.Field[Any], ...]) -> str:
+    """The class's signature as dataclass's default docstring shows it: ``(x: 'int', y: 'str' = 'a')``."""
+    parts = []
+    for f in fields:
+        shown = repr(f.type) if isinstance(f.type, str) else getattr(f.type, "__name__", f.type)
+        text = f"{f.name}: {shown}"
+        if f.default is not _MISSING:
+            text += f" = {f.default!r}"
+        elif f.default_factory is not _MISSING:
+            text += " = <factory>"
+        parts.append(text)
+    return f"({', '.join(parts)})"
+
+
+def _first_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
+    """An ``__init__`` that, on the first object, puts the real one in its place and calls it."""
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        init = _make_init(cls, fields, frozen)
+        cls.__init__ = init
+        init(self, *args, **kwargs)
+    return __init__
+
+
+def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
+    """The ``__init__`` dataclass writes for these (positional-or-keyword) fields."""
+    env: dict[str, Any] = {"_FACTORY": _FACTORY, "_setattr": object.__setattr__}
+    params, lines = ["self"], []
+    for n, f in enumerate(fields):
+        value = f.name
+        if f.default is not _MISSING:
+            env[f"_d{n}"] = f.default
+            params.append(f"{f.name}=_d{n}")
+        elif f.default_factory is not _MISSING:
+            env[f"_f{n}"] = f.default_factory
+            params.append(f"{f.name}=_FACTORY")
+            value = f"_f{n}() if {f.name} is _FACTORY else {f.name}"
+        else:
+            params.append(f.name)
+        lines.append(f"_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        lines.append("self.__post_init__()")
+    source = f"def __init__({', '.join(params)}):\n " + ("\n ".join(lines) or "pass") + "\n"
+    exec(source, env)  # noqa: S102 - our own text over the class's field names
+    init: Callable[..., None] = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
+    return init
+
+
+def _frozen_methods(cls: Any, fields: tuple[dataclasses.Field[Any], ...], slots: bool) -> dict[str, Any]:
+    """``__setattr__``/``__delattr__`` of a frozen dataclass (and, with slots, pickling's state)."""
+    names = frozenset(f.name for f in fields)
+    error = dataclasses.FrozenInstanceError
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise error(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise error(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    methods: dict[str, Any] = {"__setattr__": __setattr__, "__delattr__": __delattr__}
+    if slots:
+        def __getstate__(self: Any) -> list[Any]:
+            return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+        def __setstate__(self: Any, state: list[Any]) -> None:
+            for f, value in zip(dataclasses.fields(self), state, strict=False):
+                object.__setattr__(self, f.name, value)
+
+        for name, fn in (("__getstate__", __getstate__), ("__setstate__", __setstate__)):
+            if name not in cls.__dict__:
+                methods[name] = fn
+    return methods

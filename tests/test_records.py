@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import sys
 from dataclasses import dataclass, field
 
 import pytest
@@ -102,3 +103,67 @@ def test_frozen_copies_pickles_and_dataclass_functions() -> None:
     assert [f.name for f in dataclasses.fields(p)] == ["x", "y", "secret", "note", "tags"]
     assert dataclasses.asdict(p) == dataclasses.asdict(DPoint(1, "b", tags=("t",)))
     assert RPoint.__match_args__ == DPoint.__match_args__ and not hasattr(p, "__dict__")
+
+
+_compiles: list[str] | None = None
+
+
+def _on_audit(event: str, args: tuple[object, ...]) -> None:
+    if _compiles is not None and event in ("compile", "exec"):
+        _compiles.append(event)
+
+
+sys.addaudithook(_on_audit)
+
+
+def test_creating_a_record_compiles_nothing_and_its_first_object_makes_init() -> None:
+    global _compiles
+    _compiles = []
+    try:
+        @record(frozen=True, slots=True)
+        class Made:
+            a: int
+            b: list[int] = field(default_factory=list)
+            c: str = "c"
+
+        created = list(_compiles)
+        first = Made(1)
+        again = Made(2, [3], c="d")
+    finally:
+        _compiles = None
+    assert created == []
+    assert (first.a, first.b, first.c) == (1, [], "c") and first.b is not Made(1).b
+    assert (again.a, again.b, again.c) == (2, [3], "d")
+    with pytest.raises(TypeError):
+        Made()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Made(1, [], "x", 4)  # type: ignore[call-arg]
+    assert copy.copy(again) == again and dataclasses.replace(again, c="e").c == "e"
+    assert Made.__init__.__qualname__ == "test_creating_a_record_compiles_nothing_and_its_first_object_makes_init" \
+        ".<locals>.Made.__init__"
+
+
+def test_record_keeps_dataclass_checks_and_fallbacks() -> None:
+    with pytest.raises(TypeError):
+        @record
+        class Thawed(RBase):
+            more: int = 0
+    with pytest.raises(TypeError):
+        @record(frozen=True)
+        class OwnSet:
+            v: int
+
+            def __setattr__(self, name: str, value: object) -> None:
+                pass
+
+    @record(frozen=True, slots=True)
+    class Posted:
+        v: int
+        twice: int = field(init=False, default=0)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "twice", self.v * 2)
+
+    assert Posted(4).twice == 8 and Posted(4) == Posted(4)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Posted(1).v = 2  # type: ignore[misc]

@@ -57,6 +57,7 @@ _NOT_XML_ENCODINGS = frozenset({"punycode", "idna", "unicode-escape", "raw-unico
                                 "utf-7", "mbcs", "oem"})
 # Characters XML 1.0 forbids (NUL, most C0 controls, U+FFFE/U+FFFF, lone surrogates).
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_ASCII_ALLOWED = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])  # the ASCII characters _FORBIDDEN lets through
 _ENTITY_DECL = re.compile(r"<!ENTITY", re.IGNORECASE)
 _CDATA = "<![CDATA["
 
@@ -128,19 +129,22 @@ class RawDocument:
     codec_key_env: str | None = None
 
 
-def read_source(path: str, stdin_bytes: bytes | None = None) -> tuple[str, bytes, Path]:
-    """Return (display name, bytes, base directory) for a path or ``-`` (stdin)."""
+def read_source(path: str, stdin_bytes: bytes | None = None) -> tuple[str, bytes]:
+    """Return (display name, bytes) for a path or ``-`` (stdin)."""
     if path == "-":
         data = stdin_bytes if stdin_bytes is not None else sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"standard input is over arouter's limit of {MAX_CONFIG_BYTES:,} bytes",
                               file="<stdin>")
-        return "<stdin>", data, Path.cwd()
-    p = Path(path)
-    if p.is_dir():
+        return "<stdin>", data
+    if os.path.isdir(path):
         raise ConfigError("is a directory, not a broker.xml file", file=path)
-    data = read_regular(path, limit=MAX_CONFIG_BYTES, what="file", error=ConfigError)
-    return path, data, p.resolve().parent
+    return path, read_regular(path, limit=MAX_CONFIG_BYTES, what="file", error=ConfigError)
+
+
+def base_directory(path: str) -> Path:
+    """The folder relative includes of ``path`` (or ``-``: the working folder) are read from."""
+    return Path.cwd() if path == "-" else Path(path).resolve().parent
 
 
 def source_encoding(data: bytes) -> SourceEncoding:
@@ -181,6 +185,8 @@ def decode(data: bytes, display: str) -> str:
 
 def check_xml_chars(text: str, display: str) -> None:
     """A ConfigError at the first character XML forbids (lxml refuses to hold them)."""
+    if text.isascii() and not text.encode("ascii").translate(None, _ASCII_ALLOWED):
+        return  # (an ASCII text needs no pattern: dropping every allowed byte leaves nothing)
     m = _FORBIDDEN.search(text)
     if m:
         line, col = _pos_of_offset(text, m.start())
@@ -268,7 +274,8 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     if options.source is not None:
         display, data, base_dir = _read_from(options.source, path)
     else:
-        display, data, base_dir = read_source(path, stdin_bytes)
+        display, data = read_source(path, stdin_bytes)
+        base_dir = None
     text = decode(data, display)
     substituted, reps = substitute(text, lookup, file=display)
     where = _positions_of(text, [r.offset for r in reps])
@@ -279,8 +286,11 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     root = tree.getroot()
     relative: list[RelativeInclude] = []
     has_cdata = [_CDATA in substituted]
-    _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display], relative,
-                     has_cdata, [0], options.source)
+    if "include" in substituted:  # an <xi:include> (its name cannot come from a reference): read relative to the file
+        if base_dir is None:
+            base_dir = base_directory(path)
+        _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display], relative,
+                         has_cdata, [0], options.source)
     # Without included files, a "${" in the tree needs one in the text, a character reference
     # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
     if included or "${" in substituted or "&#" in substituted or has_cdata[0]:

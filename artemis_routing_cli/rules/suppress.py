@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from lxml import etree
 
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic
+from ..records import record
 
 _DIRECTIVE = re.compile(r"^\s*arouter:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]*?[A-Za-z0-9])(?:\s+(.*?))?\s*$",
                         re.DOTALL)
 
 
-@dataclass
+@record
 class Suppression:
     rules: frozenset[str]  # rule ids (upper case) or names
     reason: str

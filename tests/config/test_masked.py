@@ -25,6 +25,25 @@ def test_pi_words_are_blowfish_constants() -> None:
     assert (words[0], words[17], words[18], words[-1]) == (0x243F6A88, 0x8979FB1B, 0xD1310BA6, 0x3AC372E6)
 
 
+def test_pi_words_equal_machins_formula() -> None:
+    """Every word, against pi summed another way (Machin: 16 atan(1/5) - 4 atan(1/239)), 64 guard bits."""
+    count = len(_pi_words())
+    bits = 32 * count + 64
+    one = 1 << bits
+
+    def atan_inv(x: int) -> int:
+        total, term, k, sign = 0, one // x, 1, 1
+        while term:
+            total += sign * (term // k)
+            term //= x * x
+            k += 2
+            sign = -sign
+        return total
+
+    frac = (16 * atan_inv(5) - 4 * atan_inv(239) - (3 << bits)) >> 64
+    assert _pi_words() == tuple((frac >> (32 * (count - 1 - i))) & 0xFFFFFFFF for i in range(count))
+
+
 def test_the_sample_value_decodes_and_broken_ones_do_not() -> None:
     good = "3bdfd94fe8cdf710e7fefa72f809ea90"
     assert blowfish_decodes(good)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from ...records import record
 
 BROKER_PROPERTIES = "broker.properties"  # ActiveMQDefaultConfiguration.BROKER_PROPERTIES_SYSTEM_PROPERTY_NAME
 SYSTEM_PREFIX = "brokerconfig."  # ActiveMQDefaultConfiguration.getDefaultSystemPropertyPrefix()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PropertiesOptions:
     """``--properties`` (each a comma list, as ``artemis run --properties``), ``--cr``/``--ordinal``,
     and whether ``broker.properties`` beside broker.xml is picked up when nothing else is named."""

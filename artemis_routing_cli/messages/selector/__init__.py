@@ -10,9 +10,9 @@ or None (unknown; the broker treats it as no match).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ...records import record
 from ..message import Message
 from . import nodes
 from .compile import Unsupported, compile_node
@@ -63,7 +63,7 @@ class UnsupportedResult:
 UNSUPPORTED = UnsupportedResult()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Verdict:
     """The outcome of one evaluation, for reports.
 
