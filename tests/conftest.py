@@ -69,3 +69,12 @@ def _no_output_guard_left() -> object:
     from artemis_routing_cli import redact_output
 
     redact_output.release()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long tests first, dealt evenly to the xdist workers (tests/schedule.py)."""
+    from tests.schedule import order
+
+    workerinput = getattr(config, "workerinput", None)
+    order(items, int(workerinput["workercount"]) if workerinput else 1)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.javacache import compiled
+
 
 def needs_jdk() -> None:
     """Skip the calling test when no JDK is on PATH."""
@@ -24,8 +26,7 @@ def run_java(workdir: Path, source: str, stdin: str = "", timeout: float = 120) 
     assert name is not None, "the source needs a public class"
     path = workdir / f"{name.group(1)}.java"
     path.write_text(source, encoding="utf-8")
-    subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(workdir), str(path)], check=True,
-                   capture_output=True, timeout=timeout)
-    proc = subprocess.run(["java", "-Xss16m", "-cp", str(workdir), name.group(1)], input=stdin.encode("utf-8"),
+    classes = compiled(path, timeout=timeout)
+    proc = subprocess.run(["java", "-Xss16m", "-cp", str(classes), name.group(1)], input=stdin.encode("utf-8"),
                           capture_output=True, check=True, timeout=timeout)
     return proc.stdout.decode("utf-8")

@@ -122,17 +122,18 @@ OPENWIRE_CLIENT_JARS = ("activemq-client.jar", "geronimo-jms_1.1_spec.jar", "haw
                         "slf4j-nop.jar", "geronimo-j2ee-management-1.1-spec.jar")
 
 
-def openwire_client(build: Path) -> list[str]:
-    """``java OpenWireRedirects`` compiled into ``build`` against the Debian activemq-client jars."""
+def openwire_client() -> list[str]:
+    """``java OpenWireRedirects`` compiled (once, tests/javacache.py) against the Debian activemq-client jars."""
     javac = shutil.which("javac")
     jars = [Path("/usr/share/java") / jar for jar in OPENWIRE_CLIENT_JARS]
     need(javac is not None and JAVA is not None, "a JDK (javac)")
     need(all(jar.is_file() for jar in jars), "the ActiveMQ Classic client (apt: activemq)")
     assert javac is not None and JAVA is not None
     classpath = ":".join(str(jar) for jar in jars)
-    subprocess.run([javac, "-d", str(build), "-cp", classpath, str(JAVA_DIR / "OpenWireRedirects.java")],
-                   check=True, capture_output=True, timeout=HANG_GUARD_SECONDS)
-    return [JAVA, "-cp", f"{build}:{classpath}", "OpenWireRedirects"]
+    from tests.javacache import compiled
+
+    classes = compiled(JAVA_DIR / "OpenWireRedirects.java", options=("-cp", classpath), timeout=HANG_GUARD_SECONDS)
+    return [JAVA, "-cp", f"{classes}:{classpath}", "OpenWireRedirects"]
 
 
 def import_peer(module: str, what: str) -> Any:

@@ -25,6 +25,7 @@ from artemis_routing_cli.config.javauri import (
     url_decode,
 )
 from artemis_routing_cli.javastr import java_utf8_decode
+from tests.javacache import compiled
 
 DATA = Path(__file__).parent / "data"
 
@@ -86,9 +87,9 @@ public class UriHosts { public static void main(String[] a) throws Exception {
     javac = shutil.which("javac")
     if javac is None:
         pytest.skip("no javac here")
-    subprocess.run([javac, "-d", str(tmp_path), str(source)], check=True, capture_output=True)
+    classes = compiled(source, options=())
     urls = "".join(r[0] + "\n" for r in ROWS)
-    out = subprocess.run(["java", "-cp", str(tmp_path), "UriHosts"], input=urls, capture_output=True, text=True,
+    out = subprocess.run(["java", "-cp", str(classes), "UriHosts"], input=urls, capture_output=True, text=True,
                          encoding="utf-8", check=True).stdout
     assert [line.split("\t") for line in out.split("\n") if line] == ROWS
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.config.masked import DEFAULT_KEY, _pi_words, blowfish_decodes, codec_key
+from tests.javacache import compiled
 
 HERE = Path(__file__).resolve().parent
 
@@ -69,8 +70,7 @@ def test_codec_key_follows_the_codec_the_property_and_the_environment() -> None:
 def oracle(tmp_path_factory: pytest.TempPathFactory):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no JDK on PATH")
-    out = tmp_path_factory.mktemp("mask-oracle")
-    subprocess.run(["javac", "-d", str(out), str(HERE / "java" / "MaskOracle.java")], check=True, timeout=120)
+    out = compiled(HERE / "java" / "MaskOracle.java", options=())
 
     def ask(requests: list[tuple[str, bytes, str]]) -> list[str]:
         lines = "".join(f"{kind} {key.hex()} {text.encode('utf-8').hex()}\n" for kind, key, text in requests)

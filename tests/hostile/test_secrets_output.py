@@ -229,6 +229,7 @@ def test_serve_show_values_shows_values_never_passwords(serving) -> None:
 
 
 # -- analyze (real Spark) --------------------------------------------------------------------------
+@pytest.mark.spark
 def test_analyze_summary_and_report(planted: Path) -> None:
     pytest.importorskip("pyspark")
     (planted / "keys.txt").write_text("".join(f"FOO{i}\nLOCAL{i}\nbar{i}\n" for i in range(50)))

@@ -40,6 +40,7 @@ def _label(res) -> str:  # noqa: ANN001
     return res.target_label if res.status == "OK" else res.status
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("engine", ["pandas", "auto"])
 def test_spark_transfer_equals_the_engine_key_by_key(spark, tmp_path: Path, engine: str) -> None:
     from artemis_routing_cli.pipeline.diffchurn import spark_transfers
@@ -66,6 +67,7 @@ def test_spark_transfer_equals_the_engine_key_by_key(spark, tmp_path: Path, engi
     assert got["sticky-router"].moved > 0 and got["local-partition"].became_local > 0
 
 
+@pytest.mark.spark
 def test_cli_keys_on_spark_equals_simulate_keys_file(tmp_path: Path) -> None:
     """``arouter diff --keys`` (Spark) against two ``arouter simulate --keys-file`` runs, key by key."""
     pytest.importorskip("pyspark")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.pipeline.jvm_udf import JAVA_DIR, source_key
+from tests.javacache import compiled
 
 HARNESS = """
 import java.io.*;
@@ -71,12 +72,9 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Path:
     javac = shutil.which("javac")
     if javac is None or shutil.which("java") is None:
         pytest.skip("no JDK")
-    out = tmp_path_factory.mktemp("harness")
-    (out / "Harness.java").write_text(HARNESS, encoding="utf-8")
-    proc = subprocess.run([javac, "-d", str(out), str(JAVA_DIR / "SourceAddress.java"), str(out / "Harness.java")],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    src = tmp_path_factory.mktemp("harness")
+    (src / "Harness.java").write_text(HARNESS, encoding="utf-8")
+    return compiled(JAVA_DIR / "SourceAddress.java", src / "Harness.java", options=(), timeout=300)
 
 
 def _java_keys(classes: Path, values: list[str], native: bool, every: bool) -> list[str | None]:

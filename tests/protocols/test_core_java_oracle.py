@@ -16,6 +16,7 @@ import pytest
 from artemis_routing_cli.protocols import openwire_marshal as ow
 from artemis_routing_cli.protocols.core_java import java_hashmap_order, java_string_hash, write_java_utf
 from artemis_routing_cli.protocols.openwire import server_wireformat
+from tests.javacache import compiled
 
 pytestmark = pytest.mark.skipif(shutil.which("javac") is None or shutil.which("java") is None, reason="no JDK")
 
@@ -98,12 +99,12 @@ def _units_hex(text: str) -> str:
 def oracle(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     work: Path = tmp_path_factory.mktemp("oracle")
     (work / "Oracle.java").write_text(JAVA)
-    subprocess.run(["javac", "Oracle.java"], cwd=work, check=True, capture_output=True, timeout=120)
+    classes = compiled(work / "Oracle.java", options=())
     lines = [f"order {' '.join(keys)}" for keys in KEY_SETS]
     lines += [f"utf {_units_hex(s)}" for s in UTF_SAMPLES]
     lines.append("wireformat")
     result = subprocess.run(
-        ["java", "-cp", str(work), "Oracle"],
+        ["java", "-cp", str(classes), "Oracle"],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,

@@ -65,7 +65,7 @@ def test_the_jdk17_table_is_the_jdk_s(tmp_path):
     from tests.routing.test_javaregex_heldout import _java, heldout
 
     needs_jdk()
-    verdicts = heldout.run(tmp_path, [(p, t) for p, t, _, _ in JDK17])
+    verdicts = heldout.run([(p, t) for p, t, _, _ in JDK17])
     assert [_java(v, t) for v, (_, t, _, _) in zip(verdicts, JDK17, strict=True)] == [
         ("ok", f, w) for _, _, f, w in JDK17]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.jregex.javaregex import JavaRegexError, compile_java
+from tests.javacache import compiled
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "javaregex_oracle.json"
@@ -187,7 +188,7 @@ def java_oracle(tmp_path_factory):
         pytest.skip(reason)
     if oracle.java_major() != _recording()["java_major"]:
         pytest.skip(f"recorded on Java {_recording()['java_major']}, this JVM is Java {oracle.java_major()}")
-    classdir = oracle.compile_oracle(tmp_path_factory.mktemp("javaregex_oracle"))
+    classdir = oracle.compile_oracle()
     return lambda cases: oracle.run_oracle(classdir, cases)
 
 
@@ -201,9 +202,8 @@ def test_recording_equals_live_jvm(java_oracle):
 def test_unicode_tables_equal_live_jvm(java_oracle, tmp_path):
     import subprocess
 
-    subprocess.run(["javac", "-d", str(tmp_path), str(HERE / "java" / "UnicodeTables.java")], check=True,
-                   capture_output=True)
-    live = subprocess.run(["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", str(tmp_path),
+    classes = compiled(HERE / "java" / "UnicodeTables.java", options=())
+    live = subprocess.run(["java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", str(classes),
                            "UnicodeTables"], check=True, capture_output=True, timeout=120).stdout.decode("utf-8")
     committed = (HERE.parent.parent / "artemis_routing_cli" / "jregex" / "_javaregex_unicode.py").read_text(
         encoding="utf-8")
@@ -256,11 +256,7 @@ def _record() -> None:
     reason = oracle.missing_tools()
     if reason:
         raise SystemExit(reason)
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        classdir = oracle.compile_oracle(Path(tmp))
-        answers = oracle.run_oracle(classdir, CASES)
+    answers = oracle.run_oracle(oracle.compile_oracle(), CASES)
     data = {
         "generator": "tests/routing/java/JavaRegexOracle.java via tests/routing/test_javaregex_oracle.py --record",
         "java_major": oracle.java_major(),

@@ -58,7 +58,7 @@ def _name(rng: random.Random) -> str:
 
 @pytest.fixture(scope="module")
 def classdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return oracle.compile_oracle(tmp_path_factory.mktemp("roleorder"))
+    return oracle.compile_oracle()
 
 
 def test_hashset_and_properties_order_match_the_jdk(classdir: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from artemis_routing_cli.routing.keys import Connection, resolve_key, sni_from_host, sni_host_key
 from artemis_routing_cli.routing.sni import SniNameError, java_idn_to_ascii, java_sni_host_name, sni_as_received
+from tests.javacache import compiled
 
 from .java import role_order_oracle as codec
 
@@ -30,9 +31,7 @@ EDGES = ["a" * 63, "a" * 64, "\u00e9" * 30, "\u00e9" * 60, ".", "\u3002", "a.", 
 
 @pytest.fixture(scope="module")
 def classdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dest = tmp_path_factory.mktemp("sni")
-    subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(dest), str(SOURCE)], check=True, capture_output=True)
-    return dest
+    return compiled(SOURCE)
 
 
 def _java(classdir: Path, lines: list[str]) -> list[str]:

@@ -155,7 +155,7 @@ def activemq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ActiveMQ]:
 def test_activemq_openwire_failover_client_follows_every_redirect_of_50_in_a_row(serve, activemq, tmp_path):
     """The ActiveMQ Classic client with a failover: URL follows the ConnectionControl on its own and
     ends up connected to the target, a real ActiveMQ broker (which serve's readiness check finds ready)."""
-    command = openwire_client(tmp_path)
+    command = openwire_client()
     running = serve(f"""
       <connectors><connector name="classic">tcp://127.0.0.1:{activemq.openwire_port}</connector></connectors>
       <connection-routers><connection-router name="r">

@@ -17,6 +17,7 @@ import pytest
 
 from artemis_routing_cli.config.properties.sources import read_list, split_query, url_decode
 from artemis_routing_cli.errors import ConfigError
+from tests.javacache import compiled
 
 HERE = Path(__file__).resolve().parent
 NAMES = ["Abc.properties", "abc.properties", "x.properties", "y.json", "a .properties", "aa.properties",
@@ -43,8 +44,7 @@ def _arouter(entry: str) -> list[str]:
 def java_filter(tmp_path_factory: pytest.TempPathFactory):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no JDK on PATH")
-    out = tmp_path_factory.mktemp("filter-oracle")
-    subprocess.run(["javac", "-d", str(out), str(HERE / "java" / "FilterOracle.java")], check=True, timeout=120)
+    out = compiled(HERE / "java" / "FilterOracle.java", options=())
 
     def run(entry: str, names: list[str]) -> list[str] | str:
         done = subprocess.run(["java", "-Dfile.encoding=UTF-8", "-Dsun.jnu.encoding=UTF-8", "-cp", str(out),

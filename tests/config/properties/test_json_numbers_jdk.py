@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.config.properties.jsonform import load_json
+from tests.javacache import compiled
 
 HERE = Path(__file__).parent
 NUMBERS = ["1e3", "1.50", "0.0000001", "1E-7", "123.456e5", "-2.5E-10", "0.000001", "1e0", "10.0", "-0.0",
@@ -18,9 +19,8 @@ NUMBERS = ["1e3", "1.50", "0.0000001", "1E-7", "123.456e5", "-2.5E-10", "0.00000
 
 @pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 def test_non_integer_numbers_read_as_bigdecimal_text(tmp_path: Path) -> None:
-    subprocess.run(["javac", "-d", str(tmp_path), str(HERE / "BigDecimalOracle.java")], check=True,
-                   capture_output=True)
-    java = subprocess.run(["java", "-cp", str(tmp_path), "BigDecimalOracle", *NUMBERS], check=True,
+    classes = compiled(HERE / "BigDecimalOracle.java", options=())
+    java = subprocess.run(["java", "-cp", str(classes), "BigDecimalOracle", *NUMBERS], check=True,
                           capture_output=True, text=True).stdout.splitlines()
     ours = [value for _, value, _ in load_json("{" + ", ".join(f'"k{i}": {n}' for i, n in enumerate(NUMBERS)) + "}")]
     assert ours == java

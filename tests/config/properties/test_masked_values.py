@@ -16,6 +16,7 @@ import pytest
 
 from artemis_routing_cli.config.masked import DEFAULT_KEY, blowfish_decode, undecodable_reason
 from artemis_routing_cli.linting import LintSettings, lint_path
+from tests.javacache import compiled
 
 from .helpers import applied, rules
 
@@ -31,8 +32,7 @@ POOL = ("connectionRouters.r.keyType=CLIENT_ID\n"
 def jdk(tmp_path_factory: pytest.TempPathFactory):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no JDK on PATH")
-    out = tmp_path_factory.mktemp("mask-oracle")
-    subprocess.run(["javac", "-d", str(out), str(ORACLE)], check=True, timeout=120)
+    out = compiled(ORACLE, options=())
 
     def ask(requests: list[tuple[str, bytes, str]]) -> list[str]:
         lines = "".join(f"{kind} {key.hex()} {text.encode('utf-8').hex()}\n" for kind, key, text in requests)

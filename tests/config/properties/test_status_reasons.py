@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.javacache import compiled
+
 from .helpers import applied
 
 HERE = Path(__file__).resolve().parent
@@ -62,8 +64,7 @@ def oracle(tmp_path_factory: pytest.TempPathFactory):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_standin(name, constants))
         files.append(str(path))
-    out = tmp_path_factory.mktemp("reason-classes")
-    subprocess.run(["javac", "-d", str(out), *files], check=True, timeout=120)
+    out = compiled(*map(Path, files), options=())
 
     def ask(requests: list[tuple[str, ...]]) -> list[str]:
         text = "".join("\t".join(r) + "\n" for r in requests)

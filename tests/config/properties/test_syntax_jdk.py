@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from artemis_routing_cli.config.properties.syntax import PropertiesSyntaxError, load_properties
+from tests.javacache import compiled
 
 HERE = Path(__file__).parent
 pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
@@ -61,11 +62,8 @@ EDGES = [
 ]
 
 
-def _oracle(tmp: Path) -> Path:
-    out = tmp / "oracle"
-    out.mkdir(exist_ok=True)
-    subprocess.run(["javac", "-d", str(out), str(HERE / "PropsOracle.java")], check=True, capture_output=True)
-    return out
+def _oracle() -> Path:
+    return compiled(HERE / "PropsOracle.java", options=())
 
 
 def _jdk(classes: Path, files: list[Path]) -> list[list[tuple[str, str]] | str]:
@@ -104,7 +102,7 @@ def _random_file(rng: random.Random) -> bytes:
 
 
 def test_reader_equals_the_jdk(tmp_path: Path) -> None:
-    classes = _oracle(tmp_path)
+    classes = _oracle()
     rng = random.Random(19)
     inputs = [e.encode("iso-8859-1") for e in EDGES] + [_random_file(rng) for _ in range(3000)]
     files = []

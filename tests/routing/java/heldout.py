@@ -6,6 +6,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.javacache import compiled
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -24,12 +26,8 @@ def hex16(text: str) -> str:
     return raw.hex()
 
 
-def run(classdir: Path, cases: list[tuple[str, str]]) -> list[Verdict]:
-    source = HERE / "RegexHeldOut.java"
-    if not (classdir / "RegexHeldOut.class").exists():
-        classdir.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(classdir), str(source)], check=True,
-                       capture_output=True, timeout=120)
+def run(cases: list[tuple[str, str]]) -> list[Verdict]:
+    classdir = compiled(HERE / "RegexHeldOut.java")
     payload = "".join(f"{hex16(p)} {hex16(t)}\n" for p, t in cases)
     proc = subprocess.run(["java", "-Xss16m", "-cp", str(classdir), "RegexHeldOut"], input=payload.encode("ascii"),
                           capture_output=True, check=True, timeout=300)

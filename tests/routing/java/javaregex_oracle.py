@@ -14,6 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.javacache import compiled
+
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "JavaRegexOracle.java"
 
@@ -56,12 +58,9 @@ def java_major() -> int:
     return int(version.split(".")[1]) if head == "1" else int(head)
 
 
-def compile_oracle(dest: Path) -> Path:
-    """javac the oracle into dest; returns the class directory."""
-    dest.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(dest), str(SOURCE)], check=True,
-                   capture_output=True)
-    return dest
+def compile_oracle() -> Path:
+    """The oracle's class folder (compiled once, tests/javacache.py)."""
+    return compiled(SOURCE)
 
 
 def _b64(text: str) -> str:

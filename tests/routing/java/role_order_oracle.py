@@ -5,13 +5,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tests.javacache import compiled
+
 SOURCE = Path(__file__).resolve().parent / "RoleOrderOracle.java"
 
 
-def compile_oracle(dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(dest), str(SOURCE)], check=True, capture_output=True)
-    return dest
+def compile_oracle() -> Path:
+    """The oracle's class folder (compiled once, tests/javacache.py)."""
+    return compiled(SOURCE)
 
 
 def token(text: str) -> str:
