@@ -21,12 +21,16 @@ decode (the session drops it with its log line). TLS, PROXY headers and WebSocke
 from __future__ import annotations
 
 import uuid
+from functools import lru_cache
 
 from ..errors import ProtocolError
-from ..protocols.amqp import OpenReceived, ProtocolHeaderReceived
+from ..protocols.amqp import AMQP_HEADER, OpenReceived, ProtocolHeaderReceived
+from ..protocols.amqp_quick import quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
-from ..protocols.mqtt import ConnectReceived, MqttServer
-from .amqp_session import redirect_close, refusal_close
+from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
+from ..protocols.mqtt_quick import quick_connect
+from ..routing.router import OK
+from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import ConnIO, Env
 from .connection import drop
 from .decide import Decision, MatchBudgetExceeded, can_route_now, route_now
@@ -69,6 +73,8 @@ def _route(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str, client_id: s
     """What the session does from detection on: count the connection, take the user as it claims
     (no ``--users-file``), route."""
     env.metrics.connections.inc(spec.name, protocol)
+    if username is None:  # env.identify(None, None) names no one: no user, no roles
+        return route_now(env.service, env.log, env.metrics, io.peer, protocol, client_id=client_id, username=None)
     _ok, identity = env.identify(username, None)
     return route_now(env.service, env.log, env.metrics, io.peer, protocol, client_id=client_id,
                      username=identity.user if identity else username,
@@ -77,28 +83,37 @@ def _route(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str, client_id: s
 
 def _mqtt(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
     """mqtt_session.run for a CONNECT that came whole."""
-    server = MqttServer(max_packet_size=env.max_frame_size)
-    events = server.receive_data(data)
-    if not events:
-        return None
-    event = events[0]
-    assert isinstance(event, ConnectReceived)  # the codec refuses any other first packet
-    client_id = event.client_id
+    hello = quick_connect(data, env.max_frame_size)  # the usual shape, read in one pass
+    if hello is not None:
+        level, clean_start, client_id, username = hello
+    else:  # anything else: the codec (which raises ProtocolError for what it refuses)
+        events = MqttServer(max_packet_size=env.max_frame_size).receive_data(data)
+        if not events:
+            return None
+        event = events[0]
+        assert isinstance(event, ConnectReceived)  # the codec refuses any other first packet
+        level, clean_start, client_id, username = (event.protocol_level, event.clean_start, event.client_id,
+                                                   event.username)
     if not client_id:
-        if not event.clean_start:
+        if not clean_start:
             return None  # rejected before the user check: the session's answer and log line
         client_id = str(uuid.uuid4())
     # the password is not looked at without --users-file: identify() only names the user
-    decision = _route(io, env, spec, "MQTT", client_id, event.username)
+    decision = _route(io, env, spec, "MQTT", client_id, username)
     if decision.redirect:
         assert decision.host is not None and decision.port is not None
-        return server.redirect(decision.host, decision.port)
-    return server.refuse(decision.status)
+        return redirect_connack(level, decision.host, decision.port)  # MqttServer.redirect's bytes
+    return refusal_connack(level, decision.status)  # MqttServer.refuse's
 
 
 def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
     """amqp_session.run for the AMQP header (no SASL) and Open that came whole."""
-    server = env.amqp.server()
+    settings = env.amqp
+    hello = quick_open(data, settings.max_frame_size)  # the usual shape, read in one pass
+    if hello is not None:
+        decision = _route(io, env, spec, "AMQP", hello.container_id, None)
+        return amqp_answer(settings.failure_open, env.router_name, decision.status, decision.host, decision.port)
+    server = settings.server()
     events = server.receive_data(data)
     out: list[bytes] = []
     for event in events:
@@ -120,3 +135,15 @@ def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
         else:
             return None
     return None
+
+
+@lru_cache(maxsize=ANSWER_CACHE_SIZE)
+def amqp_answer(failure_open: bytes, router: str, status: str, host: str | None, port: int | None) -> bytes:
+    """What :func:`_amqp` writes after a header and Open read whole: our AMQP header, the failure Open
+    and the redirecting (``status`` OK: to ``host:port``) or refusing Close - built once per answer."""
+    if status == OK:
+        assert host is not None and port is not None
+        close = redirect_close(router, host, port)
+    else:
+        close = refusal_close(router, status)
+    return AMQP_HEADER + failure_open + close
