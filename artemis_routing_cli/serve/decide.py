@@ -179,8 +179,16 @@ def route_now(service: RouterService, log: ServeLog, metrics: Metrics, peer: Pee
               client_id: str | None, username: str | None, roles: tuple[str, ...] = ()) -> Decision:
     """:func:`route` without awaiting, where :func:`can_route_now` holds: the same engine call, regex
     budget, answer, metrics and route line."""
-    result = route_within_budget(service.router, _connection(peer, client_id, username, roles))
-    return _answered(service, result, log, metrics, peer, protocol)
+    router = service.router
+    # _connection and route_within_budget, inline: this runs for every connection answered at once
+    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None, True)
+    if router.key_filter is None and router.local_target_filter is None:
+        result = router.route(conn)
+    else:
+        result = route_within_budget(router, conn)
+    decision = service.answer(result)
+    _account(result, decision, router, log, metrics, peer, protocol)
+    return decision
 
 
 async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, metrics: Metrics, peer: Peer,

@@ -21,20 +21,24 @@ decode (the session drops it with its log line). TLS, PROXY headers and WebSocke
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 from ..errors import ProtocolError
 from ..protocols.amqp import AMQP_HEADER, OpenReceived, ProtocolHeaderReceived
-from ..protocols.amqp_quick import quick_open
+from ..protocols.amqp_quick import QuickOpen, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
 from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
-from ..protocols.mqtt_quick import quick_connect
+from ..protocols.mqtt_quick import QuickConnect, quick_connect
 from ..routing.router import OK
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import ConnIO, Env
 from .connection import drop
 from .decide import Decision, MatchBudgetExceeded, can_route_now, route_now
 from .listeners import ListenerSpec
+
+T = TypeVar("T")
 
 #: what :func:`answer_at_once` returns when the connection was closed without an answer (logged)
 DROPPED = b""
@@ -45,10 +49,25 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> byt
     (routed, counted and logged); :data:`DROPPED` when routing ran out of its regex budget (logged as
     the session logs it: close the connection); None when the session must handle the connection
     (nothing done)."""
-    if len(data) < NEEDED or (io.budget is not None and len(data) > io.budget) or env.auth.enabled:
+    if len(data) < NEEDED or (io.budget is not None and len(data) > io.budget) or env.auth.users is not None:
+        return None  # auth.users set: --users-file (Authenticator.enabled)
+    if not can_route_now(env.service, env.monitor):
         return None
+    protocols = spec.protocols
+    # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
+    # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
+    # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
+    first = data[0]
+    if first == 0x10 and (protocols is None or "MQTT" in protocols):
+        connect = quick_connect(data, env.max_frame_size)
+        if connect is not None:
+            return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
+    elif first == 0x41 and (protocols is None or "AMQP" in protocols):  # b"A"
+        opened = quick_open(data, env.amqp.max_frame_size)
+        if opened is not None:
+            return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
     try:
-        protocol = detect_on_acceptor(data, spec.protocols)
+        protocol = detect_on_acceptor(data, protocols)
     except ProtocolError:
         return None
     if protocol == "MQTT":
@@ -57,10 +76,15 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> byt
         answer = _amqp
     else:
         return None
-    if not spec.allows(protocol) or not can_route_now(env.service, env.monitor):
+    if not spec.allows(protocol):
         return None
+    return _answered(io, env, spec, protocol, answer, data)
+
+
+def _answered(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str,
+              answer: Callable[[ConnIO, T, Env, ListenerSpec], bytes | None], hello: T) -> bytes | None:
     try:
-        return answer(io, data, env, spec)
+        return answer(io, hello, env, spec)
     except ProtocolError:
         return None  # raised by the codec before anything was counted: the session reports it
     except MatchBudgetExceeded as exc:
@@ -82,25 +106,27 @@ def _route(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str, client_id: s
 
 
 def _mqtt(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
-    """mqtt_session.run for a CONNECT that came whole."""
-    hello = quick_connect(data, env.max_frame_size)  # the usual shape, read in one pass
-    if hello is not None:
-        level, clean_start, client_id, username = hello
-    else:  # anything else: the codec (which raises ProtocolError for what it refuses)
-        events = MqttServer(max_packet_size=env.max_frame_size).receive_data(data)
-        if not events:
-            return None
-        event = events[0]
-        assert isinstance(event, ConnectReceived)  # the codec refuses any other first packet
-        level, clean_start, client_id, username = (event.protocol_level, event.clean_start, event.client_id,
-                                                   event.username)
+    """mqtt_session.run for a CONNECT that came whole, of a shape the quick reader leaves to the codec
+    (which raises ProtocolError for what it refuses)."""
+    events = MqttServer(max_packet_size=env.max_frame_size).receive_data(data)
+    if not events:
+        return None
+    event = events[0]
+    assert isinstance(event, ConnectReceived)  # the codec refuses any other first packet
+    return _mqtt_quick(io, QuickConnect(event.protocol_level, event.clean_start, event.client_id, event.username),
+                       env, spec)
+
+
+def _mqtt_quick(io: ConnIO, hello: QuickConnect, env: Env, spec: ListenerSpec) -> bytes | None:
+    """mqtt_session.run from the CONNECT's facts."""
+    level, clean_start, client_id, username = hello
     if not client_id:
         if not clean_start:
             return None  # rejected before the user check: the session's answer and log line
         client_id = str(uuid.uuid4())
     # the password is not looked at without --users-file: identify() only names the user
     decision = _route(io, env, spec, "MQTT", client_id, username)
-    if decision.redirect:
+    if decision.status == OK:
         assert decision.host is not None and decision.port is not None
         return redirect_connack(level, decision.host, decision.port)  # MqttServer.redirect's bytes
     return refusal_connack(level, decision.status)  # MqttServer.refuse's
@@ -108,12 +134,7 @@ def _mqtt(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
 
 def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
     """amqp_session.run for the AMQP header (no SASL) and Open that came whole."""
-    settings = env.amqp
-    hello = quick_open(data, settings.max_frame_size)  # the usual shape, read in one pass
-    if hello is not None:
-        decision = _route(io, env, spec, "AMQP", hello.container_id, None)
-        return amqp_answer(settings.failure_open, env.router_name, decision.status, decision.host, decision.port)
-    server = settings.server()
+    server = env.amqp.server()
     events = server.receive_data(data)
     out: list[bytes] = []
     for event in events:
@@ -135,6 +156,12 @@ def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
         else:
             return None
     return None
+
+
+def _amqp_quick(io: ConnIO, hello: QuickOpen, env: Env, spec: ListenerSpec) -> bytes:
+    """amqp_session.run from the short Open's facts (no SASL: the header was AMQP's)."""
+    decision = _route(io, env, spec, "AMQP", hello.container_id, None)
+    return amqp_answer(env.amqp.failure_open, env.router_name, decision.status, decision.host, decision.port)
 
 
 @lru_cache(maxsize=ANSWER_CACHE_SIZE)
