@@ -158,7 +158,7 @@ class Router:
     # -- the workflow ---------------------------------------------------------------------------
     def route(self, conn: Connection) -> RouteResult:
         """ConnectionRouter.getTarget(connection, clientID, username)."""
-        trace = self._start_trace()
+        trace = self._start_trace() if self.tracing else None
         if conn.client_id is not None and conn.client_id.startswith(INTERNAL_CLIENT_ID_PREFIX):
             if trace is not None:
                 trace.append(TraceStep("internal", f"client id starts with {INTERNAL_CLIENT_ID_PREFIX!r}: "

@@ -120,7 +120,11 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         self._made = True
         sni = sni_host(transport.get_extra_info("ssl_object")) if listener.tls else None
         if self.proxied is None:
-            address = peer_address(transport.get_extra_info("peername"), listener.native, listener.broker)
+            name = transport.get_extra_info("peername")
+            if type(name) is tuple and len(name) == 2:  # IPv4: peer_address's first case, without the call
+                address = f"/{name[0]}:{name[1]}"
+            else:
+                address = peer_address(name, listener.native, listener.broker)
             peer = Peer(listener.name, address, sni)
         else:
             peer = Peer(listener.name, self.proxied[0], sni, self.proxied[1])
@@ -310,10 +314,11 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         if self._deadlines is not None:
             self._deadlines.discard(self)
             self._deadlines = None
-        try:
-            self.flush()
-        except (ConnectionError, OSError, RuntimeError):
-            pass  # the peer is gone; nothing left to tell it
+        if self._out:  # what the session queued (ConnIO.flush)
+            try:
+                self.flush()
+            except (ConnectionError, OSError, RuntimeError):
+                pass  # the peer is gone; nothing left to tell it
         try:
             self.transport.close()
         except (ConnectionError, OSError, ssl.SSLError, RuntimeError):
