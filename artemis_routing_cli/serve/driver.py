@@ -30,6 +30,9 @@ from .fast import DROPPED, answer_at_once
 from .listeners import ListenerSpec
 from .tls import sni_host
 
+#: tuple.__new__: a Peer from its four fields without the Python-level __new__ of a NamedTuple
+_new_peer = tuple.__new__
+
 
 class Listener:
     """What every connection of one listener shares."""
@@ -125,7 +128,7 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
                 address = f"/{name[0]}:{name[1]}"
             else:
                 address = peer_address(name, listener.native, listener.broker)
-            peer = Peer(listener.name, address, sni)
+            peer = _new_peer(Peer, (listener.name, address, sni, None))  # Peer(listener.name, address, sni)
         else:
             peer = Peer(listener.name, self.proxied[0], sni, self.proxied[1])
         self.peer = peer
