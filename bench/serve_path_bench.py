@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import subprocess
 import sys
@@ -70,8 +71,9 @@ def measure(protocol: str, rounds: int) -> list[tuple[float, float]]:
 
     from artemis_routing_cli.config import load
     from artemis_routing_cli.routing.targets import state_from_options
+    from artemis_routing_cli.serve import proxy_gate
     from artemis_routing_cli.serve.log import BackgroundWriter, ServeLog
-    from artemis_routing_cli.serve.server import ServeOptions, Server, new_protocol
+    from artemis_routing_cli.serve.server import ServeOptions, Server
 
     hellos = [HELLOS[protocol](i) for i in range(1000)]
     BareAnswer.answers = {hellos[0][:1]: b"x" * 22}
@@ -88,9 +90,12 @@ def measure(protocol: str, rounds: int) -> list[tuple[float, float]]:
         server = Server(load(config), options, log)
         await server.start()
         listener = next(iter(server._listeners.values()))
+        # what the listener's server calls per socket (older trees: new_protocol for each)
+        new_protocol = (proxy_gate.protocol_factory(listener) if hasattr(proxy_gate, "protocol_factory")
+                        else functools.partial(proxy_gate.new_protocol, listener))
 
         def serve_one(i: int) -> None:
-            conn = new_protocol(listener)
+            conn = new_protocol()
             transport = StandInTransport()
             conn.connection_made(transport)  # type: ignore[arg-type]
             conn.data_received(hellos[i % 1000])  # type: ignore[attr-defined]

@@ -508,6 +508,22 @@ def _redirect_connack(protocol_level: int, host: str, port: int) -> bytes:
     return build_connack(USE_ANOTHER_SERVER, protocol_level, {SERVER_REFERENCE: f"{host}:{port}"})
 
 
+@lru_cache(maxsize=64)
+def refusal_connack(protocol_level: int, status: str) -> bytes:
+    """The CONNACK of a router refusal (``REFUSED_USE_ANOTHER`` -> 0x9C, ``REFUSED_UNAVAILABLE`` ->
+    0x88, for every protocol version), encoded once per level and status."""
+    try:
+        code = ROUTER_REFUSAL_CODES[status]
+    except KeyError:
+        raise ValueError(f"unknown refusal status {status!r}") from None
+    return build_connack(code, protocol_level)
+
+
+def redirect_connack(protocol_level: int, host: str, port: int) -> bytes:
+    """The redirect CONNACK (0x9C; for MQTT 5 with Server Reference ``host:port``)."""
+    return _redirect_connack(protocol_level, host, port)
+
+
 def parse_connack(packet: bytes, protocol_level: int = PROTOCOL_LEVEL_5) -> Connack:
     """Decode one complete CONNACK packet (fixed header included)."""
     reader = _PacketReader(MAX_REMAINING_LENGTH)
@@ -604,11 +620,11 @@ class MqttServer:
     def refuse(self, status: str) -> bytes:
         """CONNACK for a router refusal: ``REFUSED_USE_ANOTHER`` -> 0x9C, ``REFUSED_UNAVAILABLE``
         -> 0x88, for every protocol version. Then close the socket."""
-        try:
-            code = ROUTER_REFUSAL_CODES[status]
-        except KeyError:
-            raise ValueError(f"unknown refusal status {status!r}") from None
-        return self.connack(code)
+        if status not in ROUTER_REFUSAL_CODES:
+            raise ValueError(f"unknown refusal status {status!r}")
+        level = self._level()
+        self.state = ServerState.ANSWERED
+        return refusal_connack(level, status)
 
 
 # ---------------------------------------------------------------------------------------------

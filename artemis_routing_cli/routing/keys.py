@@ -269,7 +269,7 @@ def resolve_key(key_type: str, key_filter: str | None, conn: Connection, *, nati
     prints IPv6 peers with a ``%scope`` as ``broker`` (the Artemis version) does (see
     :func:`java_socket_address`).
     """
-    pattern = key_filter_pattern(key_filter)
+    pattern = key_filter_pattern(key_filter) if key_filter is not None else None
     if key_type == "ROLE_NAME":
         roles, certain = conn.broker_role_order()
         resolved = _role_key(pattern, roles)

@@ -15,7 +15,16 @@ from ..diagnostics import DEPLOYS
 from ..errors import ConfigError
 from ..jregex.javaregex import JAVA_REGEX, JavaPattern, compile_java
 from .cache import RouterCache, frozen_clock
-from .keys import INTERNAL_CLIENT_ID_PREFIX, KEY_TYPES, NEWEST_BROKER, NULL_KEY, Connection, ResolvedKey, resolve_key
+from .keys import (
+    INTERNAL_CLIENT_ID_PREFIX,
+    KEY_TYPES,
+    NEWEST_BROKER,
+    NULL_KEY,
+    Connection,
+    ResolvedKey,
+    apply_key_filter,
+    resolve_key,
+)
 from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
 from .pool import Pool, build_pool, local_target
 from .sni import DEFAULT_SNI_ENCODING
@@ -158,15 +167,18 @@ class Router:
     # -- the workflow ---------------------------------------------------------------------------
     def route(self, conn: Connection) -> RouteResult:
         """ConnectionRouter.getTarget(connection, clientID, username)."""
-        trace = self._start_trace()
+        trace = self._start_trace() if self.tracing else None
         if conn.client_id is not None and conn.client_id.startswith(INTERNAL_CLIENT_ID_PREFIX):
             if trace is not None:
                 trace.append(TraceStep("internal", f"client id starts with {INTERNAL_CLIENT_ID_PREFIX!r}: "
                                                    "a router's own connection stays local"))
             return RouteResult(self.name, OK, self.local, conn.client_id, conn.client_id, conn.client_id,
                                True, "internal", tuple(trace or ()))
-        resolved = resolve_key(self.key_type, self.key_filter, conn, native=self.native_transport,
-                               broker=self.broker_version)
+        if self.key_filter is None and self.key_type == "CLIENT_ID":
+            resolved = apply_key_filter(None, conn.client_id)  # what resolve_key does for it, without its steps
+        else:
+            resolved = resolve_key(self.key_type, self.key_filter, conn, native=self.native_transport,
+                                   broker=self.broker_version)
         if trace is not None:
             trace.append(TraceStep("key", f"{self.key_type} = {_show(resolved.raw)}; {resolved.note}"))
         return self._from_key(resolved, trace)

@@ -10,6 +10,8 @@ cancel (on asyncio's own loop that was a tenth of a redirect's Python time).
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -22,10 +24,14 @@ class Deadlines:
     """``add(item)``: ``item.expire()`` is called ``delay`` seconds from now, unless
     ``discard(item)`` is called first. An item is in the queue at most once."""
 
-    __slots__ = ("_loop", "_delay", "_due", "_timer", "_armed")
+    __slots__ = ("_loop", "_delay", "_due", "_timer", "_armed", "_time")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, delay: float) -> None:
         self._loop = loop
+        # the loop's clock: asyncio's own loop reads time.monotonic() in a Python method; call that
+        # function directly (uvloop's clock is its own: asked through the loop)
+        self._time: Callable[[], float] = (time.monotonic if type(loop).time is asyncio.BaseEventLoop.time
+                                           else loop.time)
         self._delay = delay
         self._due: dict[Expiring, float] = {}  # item -> loop time it expires at, in that order
         self._timer: asyncio.TimerHandle | None = None
@@ -35,7 +41,7 @@ class Deadlines:
         return len(self._due)
 
     def add(self, item: Expiring) -> None:
-        self._due[item] = self._loop.time() + self._delay
+        self._due[item] = self._time() + self._delay
         if self._timer is None:
             self._arm()
 

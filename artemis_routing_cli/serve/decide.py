@@ -179,8 +179,16 @@ def route_now(service: RouterService, log: ServeLog, metrics: Metrics, peer: Pee
               client_id: str | None, username: str | None, roles: tuple[str, ...] = ()) -> Decision:
     """:func:`route` without awaiting, where :func:`can_route_now` holds: the same engine call, regex
     budget, answer, metrics and route line."""
-    result = route_within_budget(service.router, _connection(peer, client_id, username, roles))
-    return _answered(service, result, log, metrics, peer, protocol)
+    router = service.router
+    # _connection and route_within_budget, inline: this runs for every connection answered at once
+    conn = Connection(client_id, username, peer.sni_host, peer.remote_address, roles, peer.via is not None, True)
+    if router.key_filter is None and router.local_target_filter is None:
+        result = router.route(conn)
+    else:
+        result = route_within_budget(router, conn)
+    decision = service.answer(result)
+    _account(result, decision, router, log, metrics, peer, protocol)
+    return decision
 
 
 async def route(service: RouterService, monitor: PoolMonitor, log: ServeLog, metrics: Metrics, peer: Peer,
@@ -247,31 +255,34 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
     key = result.key
     if key != result.key_value:
         key = f"{key} -> {result.key_value}"
+    name = router.name
     # "[MQTT, listener, router R, CLIENT_ID key " is the same for every connection of one listener and
     # protocol: built once (the router's name and key type are part of the cache key: management cannot
     # change them, but a test or an embedder may build another router)
-    head = _WHERE.get((protocol, peer.listener, router.name, router.key_type))
+    head = _WHERE.get((protocol, peer.listener, name, router.key_type))
     if head is None:
-        head = _WHERE[protocol, peer.listener, router.name, router.key_type] = (
-            f"[{protocol}, {peer.listener}, router {router.name}, {router.key_type} key ")
-    via = f", via PROXY from {peer.socket_address}" if peer.via is not None else ""
-    where = f"{head}{key!r}{via}]"
+        head = _WHERE[protocol, peer.listener, name, router.key_type] = (
+            f"[{protocol}, {peer.listener}, router {name}, {router.key_type} key ")
     # the broker's line names connection.toString(), whose remote= is getRemoteAddress(): no "/"
     address = peer.remote_address
-    if peer.via is None and address[:1] == "/":
-        address = address[1:]  # Peer.broker_address, without the property call on the hot path
-    if decision.redirect:
+    if peer.via is None:
+        tail = "]"
+        if address[:1] == "/":
+            address = address[1:]  # Peer.broker_address, without the property call on the hot path
+    else:
+        tail = f", via PROXY from {peer.socket_address}]"
+    if decision.status == OK:
         label = decision.connector_name or "?"
-        metrics.redirects.inc(router.name, label, protocol)
-        message = f"AMQ221085: Route {address} to {decision.shown} {where}"
+        metrics.redirects.inc(name, label, protocol)
+        message = f"AMQ221085: Route {address} to {decision.shown} {head}{key!r}{tail}"
         if log.structured:
             log.info("route", message, target=label, address=f"{decision.host}:{decision.port}",
                      node_id=decision.node_id, **_fields(result, decision, router, peer, protocol))
         else:
             log.info("route", message)
         return
-    metrics.refusals.inc(router.name, decision.status, protocol)
-    message = f"AMQ221086: Cannot route {address} {where}: {decision.shown}"
+    metrics.refusals.inc(name, decision.status, protocol)
+    message = f"AMQ221086: Cannot route {address} {head}{key!r}{tail}: {decision.shown}"
     if log.structured:
         log.info("route", message, target=None, **_fields(result, decision, router, peer, protocol))
     else:

@@ -30,6 +30,9 @@ from .fast import DROPPED, answer_at_once
 from .listeners import ListenerSpec
 from .tls import sni_host
 
+#: tuple.__new__: a Peer from its four fields without the Python-level __new__ of a NamedTuple
+_new_peer = tuple.__new__
+
 
 class Listener:
     """What every connection of one listener shares."""
@@ -120,8 +123,12 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         self._made = True
         sni = sni_host(transport.get_extra_info("ssl_object")) if listener.tls else None
         if self.proxied is None:
-            address = peer_address(transport.get_extra_info("peername"), listener.native, listener.broker)
-            peer = Peer(listener.name, address, sni)
+            name = transport.get_extra_info("peername")
+            if type(name) is tuple and len(name) == 2:  # IPv4: peer_address's first case, without the call
+                address = f"/{name[0]}:{name[1]}"
+            else:
+                address = peer_address(name, listener.native, listener.broker)
+            peer = _new_peer(Peer, (listener.name, address, sni, None))  # Peer(listener.name, address, sni)
         else:
             peer = Peer(listener.name, self.proxied[0], sni, self.proxied[1])
         self.peer = peer
@@ -310,10 +317,11 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         if self._deadlines is not None:
             self._deadlines.discard(self)
             self._deadlines = None
-        try:
-            self.flush()
-        except (ConnectionError, OSError, RuntimeError):
-            pass  # the peer is gone; nothing left to tell it
+        if self._out:  # what the session queued (ConnIO.flush)
+            try:
+                self.flush()
+            except (ConnectionError, OSError, RuntimeError):
+                pass  # the peer is gone; nothing left to tell it
         try:
             self.transport.close()
         except (ConnectionError, OSError, ssl.SSLError, RuntimeError):

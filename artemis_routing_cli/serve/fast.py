@@ -21,16 +21,24 @@ decode (the session drops it with its log line). TLS, PROXY headers and WebSocke
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TypeVar
 
 from ..errors import ProtocolError
-from ..protocols.amqp import OpenReceived, ProtocolHeaderReceived
+from ..protocols.amqp import AMQP_HEADER, OpenReceived, ProtocolHeaderReceived
+from ..protocols.amqp_quick import QuickOpen, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
-from ..protocols.mqtt import ConnectReceived, MqttServer
-from .amqp_session import redirect_close, refusal_close
+from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
+from ..protocols.mqtt_quick import QuickConnect, quick_connect
+from ..routing.router import OK
+from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import ConnIO, Env
 from .connection import drop
 from .decide import Decision, MatchBudgetExceeded, can_route_now, route_now
 from .listeners import ListenerSpec
+
+T = TypeVar("T")
 
 #: what :func:`answer_at_once` returns when the connection was closed without an answer (logged)
 DROPPED = b""
@@ -41,10 +49,25 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> byt
     (routed, counted and logged); :data:`DROPPED` when routing ran out of its regex budget (logged as
     the session logs it: close the connection); None when the session must handle the connection
     (nothing done)."""
-    if len(data) < NEEDED or (io.budget is not None and len(data) > io.budget) or env.auth.enabled:
+    if len(data) < NEEDED or (io.budget is not None and len(data) > io.budget) or env.auth.users is not None:
+        return None  # auth.users set: --users-file (Authenticator.enabled)
+    if not can_route_now(env.service, env.monitor):
         return None
+    protocols = spec.protocols
+    # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
+    # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
+    # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
+    first = data[0]
+    if first == 0x10 and (protocols is None or "MQTT" in protocols):
+        connect = quick_connect(data, env.max_frame_size)
+        if connect is not None:
+            return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
+    elif first == 0x41 and (protocols is None or "AMQP" in protocols):  # b"A"
+        opened = quick_open(data, env.amqp.max_frame_size)
+        if opened is not None:
+            return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
     try:
-        protocol = detect_on_acceptor(data, spec.protocols)
+        protocol = detect_on_acceptor(data, protocols)
     except ProtocolError:
         return None
     if protocol == "MQTT":
@@ -53,10 +76,15 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> byt
         answer = _amqp
     else:
         return None
-    if not spec.allows(protocol) or not can_route_now(env.service, env.monitor):
+    if not spec.allows(protocol):
         return None
+    return _answered(io, env, spec, protocol, answer, data)
+
+
+def _answered(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str,
+              answer: Callable[[ConnIO, T, Env, ListenerSpec], bytes | None], hello: T) -> bytes | None:
     try:
-        return answer(io, data, env, spec)
+        return answer(io, hello, env, spec)
     except ProtocolError:
         return None  # raised by the codec before anything was counted: the session reports it
     except MatchBudgetExceeded as exc:
@@ -69,6 +97,8 @@ def _route(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str, client_id: s
     """What the session does from detection on: count the connection, take the user as it claims
     (no ``--users-file``), route."""
     env.metrics.connections.inc(spec.name, protocol)
+    if username is None:  # env.identify(None, None) names no one: no user, no roles
+        return route_now(env.service, env.log, env.metrics, io.peer, protocol, client_id=client_id, username=None)
     _ok, identity = env.identify(username, None)
     return route_now(env.service, env.log, env.metrics, io.peer, protocol, client_id=client_id,
                      username=identity.user if identity else username,
@@ -76,24 +106,30 @@ def _route(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str, client_id: s
 
 
 def _mqtt(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
-    """mqtt_session.run for a CONNECT that came whole."""
-    server = MqttServer(max_packet_size=env.max_frame_size)
-    events = server.receive_data(data)
+    """mqtt_session.run for a CONNECT that came whole, of a shape the quick reader leaves to the codec
+    (which raises ProtocolError for what it refuses)."""
+    events = MqttServer(max_packet_size=env.max_frame_size).receive_data(data)
     if not events:
         return None
     event = events[0]
     assert isinstance(event, ConnectReceived)  # the codec refuses any other first packet
-    client_id = event.client_id
+    return _mqtt_quick(io, QuickConnect(event.protocol_level, event.clean_start, event.client_id, event.username),
+                       env, spec)
+
+
+def _mqtt_quick(io: ConnIO, hello: QuickConnect, env: Env, spec: ListenerSpec) -> bytes | None:
+    """mqtt_session.run from the CONNECT's facts."""
+    level, clean_start, client_id, username = hello
     if not client_id:
-        if not event.clean_start:
+        if not clean_start:
             return None  # rejected before the user check: the session's answer and log line
         client_id = str(uuid.uuid4())
     # the password is not looked at without --users-file: identify() only names the user
-    decision = _route(io, env, spec, "MQTT", client_id, event.username)
-    if decision.redirect:
+    decision = _route(io, env, spec, "MQTT", client_id, username)
+    if decision.status == OK:
         assert decision.host is not None and decision.port is not None
-        return server.redirect(decision.host, decision.port)
-    return server.refuse(decision.status)
+        return redirect_connack(level, decision.host, decision.port)  # MqttServer.redirect's bytes
+    return refusal_connack(level, decision.status)  # MqttServer.refuse's
 
 
 def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
@@ -120,3 +156,21 @@ def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
         else:
             return None
     return None
+
+
+def _amqp_quick(io: ConnIO, hello: QuickOpen, env: Env, spec: ListenerSpec) -> bytes:
+    """amqp_session.run from the short Open's facts (no SASL: the header was AMQP's)."""
+    decision = _route(io, env, spec, "AMQP", hello.container_id, None)
+    return amqp_answer(env.amqp.failure_open, env.router_name, decision.status, decision.host, decision.port)
+
+
+@lru_cache(maxsize=ANSWER_CACHE_SIZE)
+def amqp_answer(failure_open: bytes, router: str, status: str, host: str | None, port: int | None) -> bytes:
+    """What :func:`_amqp` writes after a header and Open read whole: our AMQP header, the failure Open
+    and the redirecting (``status`` OK: to ``host:port``) or refusing Close - built once per answer."""
+    if status == OK:
+        assert host is not None and port is not None
+        close = redirect_close(router, host, port)
+    else:
+        close = refusal_close(router, status)
+    return AMQP_HEADER + failure_open + close

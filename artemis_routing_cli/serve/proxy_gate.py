@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections.abc import Callable
+from functools import partial
 
 from ..errors import ProtocolError
 from ..protocols.proxy import V2_MAX_LENGTH, ProxyHeaderDecoder, ProxyHeaderMissing, ProxyHeaderReceived
@@ -36,6 +38,14 @@ def new_protocol(listener: Listener) -> asyncio.BaseProtocol:
     if listener.spec.proxy_protocol:
         return ProxyGate(listener)
     return RedirectProtocol(listener)
+
+
+def protocol_factory(listener: Listener) -> Callable[[], asyncio.BaseProtocol]:
+    """What the listener's server calls for each new socket: :func:`new_protocol`'s choice, made once
+    (a listener's spec does not change while it listens)."""
+    if listener.spec.proxy_protocol:
+        return partial(ProxyGate, listener)
+    return partial(RedirectProtocol, listener)
 
 
 class ProxyGate(asyncio.BufferedProtocol):

@@ -14,7 +14,6 @@ import gc
 import signal
 import ssl
 from dataclasses import dataclass, field
-from functools import partial
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
@@ -36,7 +35,7 @@ from .loops import describe as describe_loop
 from .management import MAX_HEAD_BYTES, ManagementServer, check_management_bind
 from .metrics import Metrics
 from .monitor import Checker, PoolMonitor, readiness_checker
-from .proxy_gate import new_protocol
+from .proxy_gate import protocol_factory
 from .store import CacheDatabase
 from .sweeper import sweep_forever
 from .tls import server_context
@@ -218,7 +217,7 @@ class Server:
         # A PROXY header comes before TLS: then the listener's gate starts TLS after it (proxy_gate)
         server_ctx = None if spec.proxy_protocol else ctx
         try:
-            server = await loop.create_server(partial(new_protocol, listener), spec.host, spec.port, ssl=server_ctx,
+            server = await loop.create_server(protocol_factory(listener), spec.host, spec.port, ssl=server_ctx,
                                               backlog=1024,
                                               ssl_handshake_timeout=listener.handshake_timeout if server_ctx else None)
         except OSError as exc:

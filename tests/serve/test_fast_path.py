@@ -12,7 +12,9 @@ import struct
 import pytest
 
 from artemis_routing_cli.protocols.amqp import AMQP_HEADER, SASL_HEADER, Open, encode_open
-from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_5, MqttClient, parse_connack
+from artemis_routing_cli.protocols.amqp_quick import quick_open
+from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_5, USER_PROPERTY, MqttClient, parse_connack
+from artemis_routing_cli.protocols.mqtt_quick import quick_connect
 from artemis_routing_cli.routing.targets import state_from_options
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
@@ -106,6 +108,32 @@ def test_amqp_answers_are_the_same_either_way(serve, container_id):
     (fast, fast_logs, c0), (session, session_logs, c1) = both_ways(running, amqp_hello(container_id))
     assert fast == session and fast.startswith(AMQP_HEADER) and fast_logs == session_logs
     assert fast_logs[0]["key"] == container_id
+    assert answered_at_once(running) == 1
+    assert _added(c0, c1) == _added(c1, counters(running))
+
+
+# hellos the one-pass readers (protocols/mqtt_quick.py, amqp_quick.py) take, and ones they leave to the codec
+QUICK_AND_CODEC_HELLOS = {
+    "mqtt5-user-password": (MqttClient().connect("FOO1", username="alice", password="pw"), True),
+    "mqtt311-user": (MqttClient(MQTT_311).connect("LOCAL-1", username="bob"), True),
+    "mqtt5-properties": (MqttClient().connect("FOO1", username="alice", properties={USER_PROPERTY: [("k", "v")]}),
+                         False),
+    "mqtt31": (MqttClient(3).connect("FOO1"), False),
+    "amqp-hostname": (AMQP_HEADER + encode_open(Open("FOO1", hostname="broker.example")), True),
+    "amqp-full-open": (AMQP_HEADER + encode_open(Open("FOO1", hostname="h", max_frame_size=4096, channel_max=9,
+                                                      properties={"product": "x"})), False),
+}
+
+
+@on_both_loops
+@pytest.mark.parametrize("name", list(QUICK_AND_CODEC_HELLOS))
+def test_hellos_read_in_one_pass_or_by_the_codec_get_the_same_answers_either_way(serve, name):
+    hello, quick = QUICK_AND_CODEC_HELLOS[name]
+    reader = quick_open(hello, 0) if hello[:1] == b"A" else quick_connect(hello, 1 << 20)
+    assert (reader is not None) == quick  # which way this hello takes through serve/fast.py
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    (fast, fast_logs, c0), (session, session_logs, c1) = both_ways(running, hello)
+    assert fast == session and fast_logs == session_logs and len(fast_logs) == 1
     assert answered_at_once(running) == 1
     assert _added(c0, c1) == _added(c1, counters(running))
 

@@ -1,0 +1,79 @@
+"""The common MQTT CONNECT read in one pass, for ``serve``'s fast path (sans-IO: bytes in, facts out).
+
+Most clients open with one CONNECT of a plain shape: MQTT 3.1.1 or 5, no will, no MQTT 5
+properties, a client id, maybe a user name and a password, all in one read. :func:`quick_connect`
+reads exactly that shape with slicing instead of the codec's cursor, packet reader, server state
+and event objects, and returns None for anything else - the caller then runs the full codec
+(:class:`.mqtt.MqttServer`), which stays the reference. Whatever it accepts, the full codec decodes
+to the same facts; whatever the full codec refuses, it does not accept (tests/protocols/
+test_quick_hello.py checks both on random and mutated input).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class QuickConnect(NamedTuple):
+    """What the fast path needs of a CONNECT (the rest it does not look at without ``--users-file``)."""
+
+    protocol_level: int
+    clean_start: bool
+    client_id: str
+    username: str | None
+
+
+# b"\x00\x04MQTT": the protocol name of levels 4 (3.1.1) and 5
+_MQTT_NAME = b"\x00\x04MQTT"
+# flags the quick read leaves to the codec: reserved (0x01), will (0x04) and the will's QoS and retain
+_DECLINED_FLAGS = 0x3D
+
+
+def quick_connect(data: bytes, max_packet_size: int) -> QuickConnect | None:
+    """The CONNECT that is the whole of ``data``, when it has the plain shape; else None (run the codec)."""
+    size = len(data)
+    if size < 14 or data[0] != 0x10:  # CONNECT with its fixed-header flags 0
+        return None
+    length = data[1]
+    if length < 0x80:
+        start = 2
+    else:  # a two-byte remaining length (128 to 16,383 bytes); longer ones go to the codec
+        second = data[2]
+        if second & 0x80:
+            return None
+        length = (length & 0x7F) | (second << 7)
+        start = 3
+    if start + length != size or length > max_packet_size:
+        return None  # more than one packet, a partial one, or too large: the codec decides
+    if data[start:start + 6] != _MQTT_NAME:
+        return None
+    level = data[start + 6]
+    flags = data[start + 7]
+    if flags & _DECLINED_FLAGS:
+        return None
+    pos = start + 10  # after the keep-alive
+    if pos >= size:
+        return None
+    if level == 5:
+        if data[pos] != 0:  # MQTT 5 properties other than none: the codec reads them
+            return None
+        pos += 1
+    elif level != 4:
+        return None
+    end = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
+    if end > size:
+        return None
+    client_id = data[pos + 2:end].decode("utf-8", errors="replace")  # as the codec (netty) decodes
+    pos = end
+    username = None
+    if flags & 0x80:
+        end = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
+        if end > size:
+            return None
+        username = data[pos + 2:end].decode("utf-8", errors="replace")
+        pos = end
+    if flags & 0x40:
+        pos = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
+    if pos != size:
+        return None
+    return QuickConnect(level, bool(flags & 0x02), client_id, username)
