@@ -104,29 +104,19 @@ def _once(
 
 def _watch(cfg: BrokerConfig, options: ProbeOptions, router: str | None, fmt: str, save: str | None) -> None:
     """Probe every check-period until Ctrl-C/SIGTERM; exit with the last *complete* round's verdict."""
-    import signal
-    import threading
     import time
 
     from ..probe.resolve import plan_pools
+    from .stop_request import StopRequest
 
     plans = plan_pools(cfg, router)
     period = min(p.router.pool.check_period for p in plans if p.router.pool is not None) / 1000.0
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: object) -> None:
-        stop.set()
-
+    code = 0
     # Our own handlers: asyncio.run then leaves SIGINT alone, so a signal in mid-round lets the
     # round finish (its verdict counts) instead of cancelling it into a bogus one.
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    code = 0
-    try:
-        while not stop.is_set():
+    with StopRequest() as stop:
+        while not stop.asked:
             started = time.monotonic()
             code = _once(cfg, options, router, fmt, save, clear=True)  # a signal lets the round finish
-            stop.wait(max(period - (time.monotonic() - started), 0.0))
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            stop.wait(period - (time.monotonic() - started))
     raise typer.Exit(code)
