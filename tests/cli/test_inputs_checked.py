@@ -62,7 +62,7 @@ def test_every_unknown_name_is_counted_in_the_one_line() -> None:
 
 def test_the_same_key_type_twice_is_refused() -> None:
     run = arouter("simulate", "-c", str(SAMPLE), "-k", "CLIENT_ID=a", "-k", "client_id=b")
-    assert (run.code, run.out) == (2, "")
+    assert (run.code, run.out) == (2, ""), run.err  # stderr says which error, should it ever differ
     assert run.err.strip() == ("arouter: --key CLIENT_ID given twice ('a' and 'b'): a connection has one "
                                "CLIENT_ID; give it once")
 
