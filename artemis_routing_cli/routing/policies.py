@@ -117,10 +117,14 @@ class ConsistentHashPolicy(Policy):
 
     def ring(self, targets: Sequence[Target]) -> Ring:
         """The broker builds its TreeMap on every call; the result only depends on the targets."""
+        ring = self._ring
+        if ring is not None and targets is self._ring_for:  # the pool's own tuple (Pool.ready_targets)
+            return ring
         key = tuple(targets)
-        if self._ring is None or key != self._ring_for:
-            self._ring_for, self._ring = key, Ring.build(key)
-        return self._ring
+        if ring is None or key != self._ring_for:
+            ring = Ring.build(key)
+            self._ring_for, self._ring = key, ring
+        return ring
 
     def select(self, targets: Sequence[Target], key: str) -> Target | None:
         if len(targets) > 1:

@@ -27,11 +27,23 @@ class Pool:
     check_period: int = 5000
     source: str = "static"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # ready_targets(), worked out on first use: a pool and its targets never change (readiness and
+    # addresses change by replacing the pool)
+    _ready: tuple[Target, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def ready(self) -> list[Target]:
         """AbstractPool.getTargets: the ready targets, or none when fewer than quorum-size."""
-        ready = [t for t in self.targets if t.ready]
-        return ready if len(ready) >= self.quorum_size else []
+        return list(self.ready_targets())
+
+    def ready_targets(self) -> tuple[Target, ...]:
+        """:meth:`ready` as one tuple per pool (the engine asks for every connection)."""
+        ready = self._ready
+        if ready is None:
+            ready = tuple(t for t in self.targets if t.ready)
+            if len(ready) < self.quorum_size:
+                ready = ()
+            object.__setattr__(self, "_ready", ready)  # frozen: set once, here
+        return ready
 
     def ready_target(self, node_id: str) -> Target | None:
         """AbstractPool.getReadyTarget: a ready target with this node id (quorum not required)."""

@@ -26,7 +26,7 @@ from .conn import WAIT_FOR_DATA, ConnIO, Env, HandshakeTimeout, peer_address
 from .connection import Limits, serve_connection
 from .deadlines import Deadlines
 from .decide import Peer
-from .fast import DROPPED, answer_at_once
+from .fast import DROPPED, Quick, answer_at_once
 from .listeners import ListenerSpec
 from .tls import sni_host
 
@@ -39,7 +39,7 @@ class Listener:
 
     __slots__ = ("spec", "name", "tls", "ssl_context", "native", "broker", "env", "limits", "open", "allowed", "loop",
                  "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines", "scratch", "fast",
-                 "answered_at_once")
+                 "answered_at_once", "quick")
 
     def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop,
                  ssl_context: ssl.SSLContext | None = None) -> None:
@@ -64,6 +64,7 @@ class Listener:
         # TLS (the session reads the handshake's result) nor behind a PROXY header (see RedirectProtocol)
         self.fast = not spec.tls
         self.answered_at_once = 0  # connections answered that way (tests read it; not a metric)
+        self.quick = Quick(spec, env.metrics)  # what the fast path keeps per protocol
 
     def deadlines_after_answer(self, idle_limit: float | None) -> Deadlines:
         """The queue for a connection's deadline after its answer: ``linger``, or its idle limit."""
@@ -199,7 +200,7 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         (:mod:`.fast`); then what the session's ``_close_cleanly`` does: half-close, discard what the
         client still sends until it closes, within ``linger``. False: nothing done, start the session."""
         listener = self.listener
-        answer = answer_at_once(self, data, listener.env, listener.spec)
+        answer = answer_at_once(self, data, listener.env, listener.spec, listener.quick)
         if answer is None:
             return False
         listener.answered_at_once += 1
