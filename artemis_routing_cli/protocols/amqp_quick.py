@@ -21,6 +21,8 @@ class QuickOpen(NamedTuple):
     hostname: str | None
 
 
+_new = tuple.__new__
+
 # frame header after the size: doff 2, type AMQP (0), channel 0; then the described Open (0x00 0x53 0x10)
 _OPEN_FRAME = b"\x02\x00\x00\x00\x00\x53\x10"
 
@@ -87,4 +89,4 @@ def quick_open(data: bytes, max_frame_size: int) -> QuickOpen | None:
             hostname, pos = got
     if pos != size:
         return None
-    return QuickOpen(container_id, hostname)
+    return _new(QuickOpen, (container_id, hostname))  # QuickOpen(...), without its __new__

@@ -23,6 +23,8 @@ class QuickConnect(NamedTuple):
     username: str | None
 
 
+_new = tuple.__new__
+
 # b"\x00\x04MQTT": the protocol name of levels 4 (3.1.1) and 5
 _MQTT_NAME = b"\x00\x04MQTT"
 # flags the quick read leaves to the codec: reserved (0x01), will (0x04) and the will's QoS and retain
@@ -76,4 +78,4 @@ def quick_connect(data: bytes, max_packet_size: int) -> QuickConnect | None:
         pos = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
     if pos != size:
         return None
-    return QuickConnect(level, bool(flags & 0x02), client_id, username)
+    return _new(QuickConnect, (level, bool(flags & 0x02), client_id, username))  # QuickConnect(...), no __new__

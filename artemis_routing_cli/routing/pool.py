@@ -27,7 +27,7 @@ class Pool:
     check_period: int = 5000
     source: str = "static"
     notes: tuple[str, ...] = field(default_factory=tuple)
-    # ready_targets(), worked out on first use: a pool and its targets never change (readiness and
+    # the ready targets, worked out on first use: a pool and its targets never change (readiness and
     # addresses change by replacing the pool)
     _ready: tuple[Target, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -39,10 +39,19 @@ class Pool:
         """:meth:`ready` as one tuple per pool (the engine asks for every connection)."""
         ready = self._ready
         if ready is None:
-            ready = tuple(t for t in self.targets if t.ready)
-            if len(ready) < self.quorum_size:
-                ready = ()
-            object.__setattr__(self, "_ready", ready)  # frozen: set once, here
+            ready = self._count_ready()
+        return ready if len(ready) >= self.quorum_size else ()
+
+    def below_quorum(self) -> bool:
+        """Fewer targets ready than ``quorum-size``."""
+        ready = self._ready
+        if ready is None:
+            ready = self._count_ready()
+        return len(ready) < self.quorum_size
+
+    def _count_ready(self) -> tuple[Target, ...]:
+        ready = tuple(t for t in self.targets if t.ready)
+        object.__setattr__(self, "_ready", ready)  # frozen: set once, here
         return ready
 
     def ready_target(self, node_id: str) -> Target | None:

@@ -133,11 +133,14 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         else:
             peer = Peer(listener.name, self.proxied[0], sni, self.proxied[1])
         self.peer = peer
-        if listener.over_limit(peer.remote_address):
-            self._finish()
-            return
-        self._deadlines = listener.handshake_deadlines
-        self._deadlines.add(self)
+        listener.open += 1  # Listener.over_limit, without the call when under the limit
+        if listener.open > listener.allowed:
+            listener.open -= 1
+            if listener.over_limit(peer.remote_address):
+                self._finish()
+                return
+        self._deadlines = deadlines = listener.handshake_deadlines
+        deadlines.add(self)
         if listener.fast and self.proxied is None:
             self._fresh = True  # the session starts with the first event that is not a plain hello
             return
@@ -183,6 +186,8 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         return not self.listener.tls
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._closed:
+            return  # the session is over (or was answered at once): nothing waits for the stream
         if not self._made:  # lost during the TLS handshake after a PROXY header: the gate reports it
             self._closed = True
             return

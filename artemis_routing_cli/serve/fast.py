@@ -66,8 +66,8 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec, quick:
         return None  # auth.users set: --users-file (Authenticator.enabled)
     service = env.service
     monitor = env.monitor
-    if service.store is not None or (monitor.enabled and monitor.below_quorum(service.router)):
-        return None  # can_route_now, inline
+    if service.store is not None or (monitor.checker is not None and monitor.below_quorum(service.router)):
+        return None  # can_route_now, inline (checker set: monitor.enabled)
     # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
     # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
     # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
