@@ -72,6 +72,11 @@ def quick_open(data: bytes, max_frame_size: int) -> QuickOpen | None:
         return None
     if count not in (1, 2) or pos >= size:
         return None
+    if count == 1 and data[pos] == 0xA1 and pos + 2 <= size and pos + 2 + data[pos + 1] == size:
+        try:  # the commonest Open, a container-id in a str8 and nothing else: _string's case, inline
+            return _new(QuickOpen, (data[pos + 2:].decode("utf-8"), None))
+        except UnicodeDecodeError:
+            return None
     got = _string(data, pos, size)
     if got is None:
         return None

@@ -27,32 +27,24 @@ class Pool:
     check_period: int = 5000
     source: str = "static"
     notes: tuple[str, ...] = field(default_factory=tuple)
-    # the ready targets, worked out on first use: a pool and its targets never change (readiness and
-    # addresses change by replacing the pool)
-    _ready: tuple[Target, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    #: :meth:`ready` as a tuple, worked out with the pool (a pool and its targets never change: readiness
+    #: and addresses change by replacing the pool); the engine reads it for every connection
+    ready_targets: tuple[Target, ...] = field(init=False, repr=False, compare=False)
+    #: how many targets are ready, quorum or not
+    ready_count: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ready = tuple(t for t in self.targets if t.ready)
+        object.__setattr__(self, "ready_count", len(ready))  # frozen: set once, here
+        object.__setattr__(self, "ready_targets", ready if len(ready) >= self.quorum_size else ())
 
     def ready(self) -> list[Target]:
         """AbstractPool.getTargets: the ready targets, or none when fewer than quorum-size."""
-        return list(self.ready_targets())
-
-    def ready_targets(self) -> tuple[Target, ...]:
-        """:meth:`ready` as one tuple per pool (the engine asks for every connection)."""
-        ready = self._ready
-        if ready is None:
-            ready = self._count_ready()
-        return ready if len(ready) >= self.quorum_size else ()
+        return list(self.ready_targets)
 
     def below_quorum(self) -> bool:
         """Fewer targets ready than ``quorum-size``."""
-        ready = self._ready
-        if ready is None:
-            ready = self._count_ready()
-        return len(ready) < self.quorum_size
-
-    def _count_ready(self) -> tuple[Target, ...]:
-        ready = tuple(t for t in self.targets if t.ready)
-        object.__setattr__(self, "_ready", ready)  # frozen: set once, here
-        return ready
+        return self.ready_count < self.quorum_size
 
     def ready_target(self, node_id: str) -> Target | None:
         """AbstractPool.getReadyTarget: a ready target with this node id (quorum not required)."""

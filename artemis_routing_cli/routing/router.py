@@ -212,7 +212,7 @@ class Router:
         """From the key (after resolution and key-filter; ``raw``: the value before them) on."""
         value = key
         policy, pool, cache = self.policy, self.pool, self.cache
-        if policy is not None and key != NULL_KEY:
+        if policy is not None and key != NULL_KEY and policy.transforms:
             value = policy.transform_key(key)
             if trace is not None and value != key:
                 trace.append(TraceStep("transform", f"{policy.name}: {key!r} -> {value!r}"))
@@ -245,7 +245,7 @@ class Router:
                     return self._result(OK, cached, "cache", key, raw, value, trace)
                 if trace is not None:
                     trace.append(TraceStep("cache", f"cache hit: {value!r} -> {node_id}, but it is not ready"))
-        targets = pool.ready_targets()
+        targets = pool.ready_targets
         if trace is not None:
             ready_count = sum(1 for t in pool.targets if t.ready)
             names = ", ".join(t.name for t in targets) or "none"
@@ -265,7 +265,9 @@ class Router:
             trace.append(TraceStep("policy", f"{policy.explain()}: {target.name} (node {target.node_id})"))
         if cache is not None:
             cache.put(value, target.node_id)
-        return self._result(OK, target, "policy", key, raw, value, trace)
+        # self._result(OK, target, "policy", ...), inline: the answer to nearly every connection
+        return RouteResult(self.name, OK, target, key, value, raw, target.local, "policy",
+                           tuple(trace) if trace else ())
 
     def _result(self, status: str, target: Target | None, decided: str, key: str, raw: str | None, value: str,
                 trace: list[TraceStep] | None) -> RouteResult:

@@ -223,11 +223,9 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
             return True
         transport.write(answer)
         self._lingering = True
-        deadlines = self._deadlines
-        if deadlines is not None:
-            deadlines.discard(self)
-        self._deadlines = deadlines = listener.linger_deadlines
-        deadlines.add(self)
+        deadlines = listener.linger_deadlines
+        deadlines.take(self, self._deadlines)  # from the handshake's queue to linger's
+        self._deadlines = deadlines
         try:
             transport.write_eof()
         except (OSError, RuntimeError):

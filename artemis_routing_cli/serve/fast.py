@@ -31,11 +31,11 @@ from ..protocols.amqp_quick import QuickOpen, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
 from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
 from ..protocols.mqtt_quick import QuickConnect, quick_connect
-from ..routing.router import OK, Router
+from ..routing.router import OK
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import ConnIO, Env
 from .connection import drop
-from .decide import Decision, MatchBudgetExceeded, Peer, route_fields, route_now
+from .decide import Decision, MatchBudgetExceeded, route_fields, route_now
 from .listeners import ListenerSpec
 from .metrics import Metrics
 from .said import QuickSide, Said
@@ -77,7 +77,9 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec, quick:
         if side is not None:
             connect = quick_connect(data, env.max_frame_size)
             if connect is not None:
-                if not _plain(service.router, io.peer):
+                router = service.router
+                if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
+                        or router.key_type not in _PLAIN_KEYS or io.peer.via is not None):
                     return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
                 level, clean_start, client_id, username = connect
                 if not client_id:
@@ -92,7 +94,9 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec, quick:
         if side is not None:
             opened = quick_open(data, env.amqp.max_frame_size)
             if opened is not None:
-                if not _plain(service.router, io.peer):
+                router = service.router
+                if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
+                        or router.key_type not in _PLAIN_KEYS or io.peer.via is not None):
                     return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
                 said = _routed(io, env, side, opened.container_id, None)
                 answer = said.amqp
@@ -116,27 +120,25 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec, quick:
     return _answered(io, env, spec, protocol, answer, data)
 
 
-def _plain(router: Router, peer: Peer) -> bool:
-    """The engine's answer comes from :meth:`Router.route_value` with no regex to bound (no key-filter, no
-    local-target-filter: both can be set through management, so asked each time), and the route line has
-    no PROXY part: what :func:`_routed` does."""
-    return (router.key_filter is None and router.local_target_filter is None and not router.tracing
-            and router.key_type in _PLAIN_KEYS and peer.via is None)
-
-
+#: The key types :func:`_routed` takes from the hello. It runs where the engine's answer comes from
+#: :meth:`Router.route_value` with no regex to bound (no key-filter, no local-target-filter: both can
+#: be set through management, so they are asked each time; no trace) and the route line has no PROXY
+#: part; otherwise :func:`_answered` does what the session does.
 _PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")
 
 
 def _routed(io: ConnIO, env: Env, side: QuickSide, client_id: str, username: str | None) -> Said:
     """:func:`_route` (count the connection, route, count the answer, write the route line) where
-    :func:`_plain` holds: the user as it claims is the USER_NAME key (no ``--users-file``), and what
+    :data:`_PLAIN_KEYS` says: the user as it claims is the USER_NAME key (no ``--users-file``), and what
     follows from the engine's answer comes from its :class:`.said.Said`."""
     side.connections.n += 1
     service = env.service
     router = service.router
     result = router.route_value(client_id, client_id if router.key_type == "CLIENT_ID" else username)
     decision = service.answer(result)
-    said = side.said(decision, router)
+    said = side.known.get(id(decision))
+    if said is None or said.router is not router:
+        said = side.said(decision, router)
     said.cell.n += 1
     key = result.key
     if key != result.key_value:

@@ -64,20 +64,22 @@ class QuickSide:
     """One listener's fast path for one protocol: its connections counter and a :class:`Said` per
     decision."""
 
-    __slots__ = ("protocol", "listener", "metrics", "connections", "_said")
+    __slots__ = ("protocol", "listener", "metrics", "connections", "known")
 
     def __init__(self, listener: str, protocol: str, metrics: Metrics) -> None:
         self.protocol = protocol
         self.listener = listener
         self.metrics = metrics
         self.connections = metrics.connections.cell(listener, protocol)
-        self._said: dict[int, Said] = {}
+        #: the Said of each decision by the decision's id (a hot path may look here first, then call
+        #: :meth:`said` when it finds none of ``router``)
+        self.known: dict[int, Said] = {}
 
     def said(self, decision: Decision, router: Router) -> Said:
-        said = self._said.get(id(decision))
+        said = self.known.get(id(decision))
         if said is not None and said.router is router:
             return said
-        if len(self._said) >= MAX_SAID:
-            self._said.clear()
-        said = self._said[id(decision)] = Said(decision, router, self.listener, self.protocol, self.metrics)
+        if len(self.known) >= MAX_SAID:
+            self.known.clear()
+        said = self.known[id(decision)] = Said(decision, router, self.listener, self.protocol, self.metrics)
         return said
