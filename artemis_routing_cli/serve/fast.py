@@ -152,7 +152,7 @@ def _routed(io: ConnIO, env: Env, side: QuickSide, client_id: str, username: str
         log.info("route", f"{said.pre}{address}{said.mid}{key!r}{said.post}",
                  **route_fields(result, decision, router, peer, side.protocol))
     else:
-        log.info("route", f"{said.pre}{address}{said.mid}{key!r}{said.post}")
+        log.info_line("route", f"{said.pre}{address}{said.mid}{key!r}{said.post}")
     return said
 
 
