@@ -21,6 +21,8 @@ class QuickOpen(NamedTuple):
     hostname: str | None
 
 
+_new = tuple.__new__
+
 # frame header after the size: doff 2, type AMQP (0), channel 0; then the described Open (0x00 0x53 0x10)
 _OPEN_FRAME = b"\x02\x00\x00\x00\x00\x53\x10"
 
@@ -70,6 +72,11 @@ def quick_open(data: bytes, max_frame_size: int) -> QuickOpen | None:
         return None
     if count not in (1, 2) or pos >= size:
         return None
+    if count == 1 and data[pos] == 0xA1 and pos + 2 <= size and pos + 2 + data[pos + 1] == size:
+        try:  # the commonest Open, a container-id in a str8 and nothing else: _string's case, inline
+            return _new(QuickOpen, (data[pos + 2:].decode("utf-8"), None))
+        except UnicodeDecodeError:
+            return None
     got = _string(data, pos, size)
     if got is None:
         return None
@@ -87,4 +94,4 @@ def quick_open(data: bytes, max_frame_size: int) -> QuickOpen | None:
             hostname, pos = got
     if pos != size:
         return None
-    return QuickOpen(container_id, hostname)
+    return _new(QuickOpen, (container_id, hostname))  # QuickOpen(...), without its __new__

@@ -23,6 +23,8 @@ class QuickConnect(NamedTuple):
     username: str | None
 
 
+_new = tuple.__new__
+
 # b"\x00\x04MQTT": the protocol name of levels 4 (3.1.1) and 5
 _MQTT_NAME = b"\x00\x04MQTT"
 # flags the quick read leaves to the codec: reserved (0x01), will (0x04) and the will's QoS and retain
@@ -32,6 +34,16 @@ _DECLINED_FLAGS = 0x3D
 def quick_connect(data: bytes, max_packet_size: int) -> QuickConnect | None:
     """The CONNECT that is the whole of ``data``, when it has the plain shape; else None (run the codec)."""
     size = len(data)
+    # The commonest CONNECT first: a one-byte remaining length, no flag but clean start (no user, no
+    # password, no will), no MQTT 5 property, the client id last - what the general read below makes of it.
+    if (14 <= size < 130 and data[1] == size - 2 and data[0] == 0x10 and size - 2 <= max_packet_size
+            and data[2:8] == _MQTT_NAME and not data[9] & 0xFD):
+        level = data[8]
+        if level == 5:
+            if size >= 15 and data[12] == 0 and 15 + ((data[13] << 8) | data[14]) == size:
+                return _new(QuickConnect, (5, data[9] == 2, data[15:].decode("utf-8", errors="replace"), None))
+        elif level == 4 and 14 + ((data[12] << 8) | data[13]) == size:
+            return _new(QuickConnect, (4, data[9] == 2, data[14:].decode("utf-8", errors="replace"), None))
     if size < 14 or data[0] != 0x10:  # CONNECT with its fixed-header flags 0
         return None
     length = data[1]
@@ -76,4 +88,4 @@ def quick_connect(data: bytes, max_packet_size: int) -> QuickConnect | None:
         pos = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
     if pos != size:
         return None
-    return QuickConnect(level, bool(flags & 0x02), client_id, username)
+    return _new(QuickConnect, (level, bool(flags & 0x02), client_id, username))  # QuickConnect(...), no __new__

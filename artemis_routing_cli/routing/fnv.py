@@ -27,10 +27,10 @@ def to_signed32(value: int) -> int:
 
 def fnv1a32(text: str) -> int:
     """Signed 32-bit FNV-1a of ``text`` exactly as the broker computes it."""
-    h = FNV_INIT
+    h = 0x811C9DC5  # FNV_INIT, FNV_PRIME and MASK32 as constants: this runs for every routed key
     if text.isascii():
         for ch in text.encode("ascii"):
-            h = ((h ^ ch) * FNV_PRIME) & MASK32
+            h = ((h ^ ch) * 0x01000193) & 0xFFFFFFFF
     else:
         for unit in utf16_units(text):
             h = ((h ^ unit) * FNV_PRIME) & MASK32

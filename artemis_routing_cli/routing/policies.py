@@ -47,6 +47,7 @@ class RoundRobinState:
 class Policy:
     name = ""
     deterministic = True  # the same key and targets always give the same answer
+    transforms = False  # transform_key may change a key (else the engine need not ask)
 
     def __init__(self, properties: Mapping[str, str]) -> None:
         self.properties = dict(properties)
@@ -117,14 +118,23 @@ class ConsistentHashPolicy(Policy):
 
     def ring(self, targets: Sequence[Target]) -> Ring:
         """The broker builds its TreeMap on every call; the result only depends on the targets."""
+        ring = self._ring
+        if ring is not None and targets is self._ring_for:  # the pool's own tuple (Pool.ready_targets)
+            return ring
         key = tuple(targets)
-        if self._ring is None or key != self._ring_for:
-            self._ring_for, self._ring = key, Ring.build(key)
-        return self._ring
+        if ring is None or key != self._ring_for:
+            ring = Ring.build(key)
+            self._ring_for, self._ring = key, ring
+        return ring
 
     def select(self, targets: Sequence[Target], key: str) -> Target | None:
         if len(targets) > 1:
-            return self.ring(targets).lookup(fnv1a32(key))
+            # self.ring(targets).lookup(fnv1a32(key)), with the ring's usual case and its lookup inline
+            ring = self._ring
+            if ring is None or targets is not self._ring_for:
+                ring = self.ring(targets)
+            idx = bisect.bisect_right(ring.hashes, fnv1a32(key)) - 1  # floorEntry(hash), else firstEntry()
+            return ring.targets[idx if idx >= 0 else 0]
         return targets[0] if targets else None
 
     def explain(self) -> str:
@@ -134,6 +144,7 @@ class ConsistentHashPolicy(Policy):
 
 class ConsistentHashModuloPolicy(ConsistentHashPolicy):
     name = "CONSISTENT_HASH_MODULO"
+    transforms = True
 
     def __init__(self, properties: Mapping[str, str]) -> None:
         super().__init__(properties)

@@ -27,11 +27,24 @@ class Pool:
     check_period: int = 5000
     source: str = "static"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: :meth:`ready` as a tuple, worked out with the pool (a pool and its targets never change: readiness
+    #: and addresses change by replacing the pool); the engine reads it for every connection
+    ready_targets: tuple[Target, ...] = field(init=False, repr=False, compare=False)
+    #: how many targets are ready, quorum or not
+    ready_count: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ready = tuple(t for t in self.targets if t.ready)
+        object.__setattr__(self, "ready_count", len(ready))  # frozen: set once, here
+        object.__setattr__(self, "ready_targets", ready if len(ready) >= self.quorum_size else ())
 
     def ready(self) -> list[Target]:
         """AbstractPool.getTargets: the ready targets, or none when fewer than quorum-size."""
-        ready = [t for t in self.targets if t.ready]
-        return ready if len(ready) >= self.quorum_size else []
+        return list(self.ready_targets)
+
+    def below_quorum(self) -> bool:
+        """Fewer targets ready than ``quorum-size``."""
+        return self.ready_count < self.quorum_size
 
     def ready_target(self, node_id: str) -> Target | None:
         """AbstractPool.getReadyTarget: a ready target with this node id (quorum not required)."""

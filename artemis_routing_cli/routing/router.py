@@ -21,7 +21,6 @@ from .keys import (
     NEWEST_BROKER,
     NULL_KEY,
     Connection,
-    ResolvedKey,
     apply_key_filter,
     resolve_key,
 )
@@ -167,6 +166,12 @@ class Router:
     # -- the workflow ---------------------------------------------------------------------------
     def route(self, conn: Connection) -> RouteResult:
         """ConnectionRouter.getTarget(connection, clientID, username)."""
+        if not self.tracing and self.key_filter is None:
+            key_type = self.key_type
+            if key_type == "CLIENT_ID":
+                return self.route_value(conn.client_id, conn.client_id)
+            if key_type == "USER_NAME":
+                return self.route_value(conn.client_id, conn.username)
         trace = self._start_trace() if self.tracing else None
         if conn.client_id is not None and conn.client_id.startswith(INTERNAL_CLIENT_ID_PREFIX):
             if trace is not None:
@@ -181,25 +186,33 @@ class Router:
                                    broker=self.broker_version)
         if trace is not None:
             trace.append(TraceStep("key", f"{self.key_type} = {_show(resolved.raw)}; {resolved.note}"))
-        return self._from_key(resolved, trace)
+        return self._from_key(resolved.key, resolved.raw, trace)
+
+    def route_value(self, client_id: str | None, raw: str | None) -> RouteResult:
+        """:meth:`route` without a trace for a CLIENT_ID or USER_NAME router with no key-filter, from the
+        connection's client id and the value of the key type (``raw``; None: missing). What ``route``
+        itself runs for such a router when it does not trace; ``serve`` calls it for each connection."""
+        if client_id is not None and client_id.startswith(INTERNAL_CLIENT_ID_PREFIX):
+            return RouteResult(self.name, OK, self.local, client_id, client_id, client_id, True, "internal", ())
+        return self._from_key(raw if raw is not None else NULL_KEY, raw, None)
 
     def route_key(self, key: str) -> RouteResult:
         """The management operation getTarget(key): the key as given, no resolution, no filter."""
         trace = self._start_trace()
         if trace is not None:
             trace.append(TraceStep("key", f"management getTarget: the key {key!r} is used as given"))
-        return self._from_key(ResolvedKey(key, key, False, "as given"), trace)
+        return self._from_key(key, key, trace)
 
     def _start_trace(self) -> list[TraceStep] | None:
         if not self.tracing:
             return None
         return [TraceStep("deploy", note) for note in self.deploy_notes]
 
-    def _from_key(self, resolved: ResolvedKey, trace: list[TraceStep] | None) -> RouteResult:
-        key = resolved.key
+    def _from_key(self, key: str, raw: str | None, trace: list[TraceStep] | None) -> RouteResult:
+        """From the key (after resolution and key-filter; ``raw``: the value before them) on."""
         value = key
         policy, pool, cache = self.policy, self.pool, self.cache
-        if policy is not None and key != NULL_KEY:
+        if policy is not None and key != NULL_KEY and policy.transforms:
             value = policy.transform_key(key)
             if trace is not None and value != key:
                 trace.append(TraceStep("transform", f"{policy.name}: {key!r} -> {value!r}"))
@@ -212,7 +225,7 @@ class Router:
                     trace.append(TraceStep("local-target-filter",
                                            f"{ltf.source!r} matches {value!r} entirely ({JAVA_REGEX}): "
                                            "local target"))
-                return self._result(OK, self.local, "local-target-filter", resolved, value, trace)
+                return self._result(OK, self.local, "local-target-filter", key, raw, value, trace)
             if trace is not None:
                 trace.append(TraceStep("local-target-filter",
                                        f"{ltf.source!r} does not match all of {value!r} ({JAVA_REGEX})"))
@@ -220,7 +233,7 @@ class Router:
             if trace is not None:
                 missing = "no policy" if policy is None else "no pool"
                 trace.append(TraceStep("refuse", f"{missing}: the router refuses (use another broker)"))
-            return self._result(REFUSED_USE_ANOTHER, None, "no-policy" if policy is None else "no-pool", resolved,
+            return self._result(REFUSED_USE_ANOTHER, None, "no-policy" if policy is None else "no-pool", key, raw,
                                 value, trace)
         if cache is not None:
             node_id = cache.get(value)
@@ -229,10 +242,10 @@ class Router:
                 if cached is not None:
                     if trace is not None:
                         trace.append(TraceStep("cache", f"cache hit: {value!r} -> {node_id} (ready)"))
-                    return self._result(OK, cached, "cache", resolved, value, trace)
+                    return self._result(OK, cached, "cache", key, raw, value, trace)
                 if trace is not None:
                     trace.append(TraceStep("cache", f"cache hit: {value!r} -> {node_id}, but it is not ready"))
-        targets = pool.ready()
+        targets = pool.ready_targets
         if trace is not None:
             ready_count = sum(1 for t in pool.targets if t.ready)
             names = ", ".join(t.name for t in targets) or "none"
@@ -247,16 +260,18 @@ class Router:
                 why = ("CONSISTENT_HASH_MODULO never selects a target"
                        if isinstance(policy, ConsistentHashModuloPolicy) else "no ready target")
                 trace.append(TraceStep("refuse", f"{why}: REFUSED_UNAVAILABLE"))
-            return self._result(REFUSED_UNAVAILABLE, None, "policy", resolved, value, trace)
+            return self._result(REFUSED_UNAVAILABLE, None, "policy", key, raw, value, trace)
         if trace is not None:
             trace.append(TraceStep("policy", f"{policy.explain()}: {target.name} (node {target.node_id})"))
         if cache is not None:
             cache.put(value, target.node_id)
-        return self._result(OK, target, "policy", resolved, value, trace)
+        # self._result(OK, target, "policy", ...), inline: the answer to nearly every connection
+        return RouteResult(self.name, OK, target, key, value, raw, target.local, "policy",
+                           tuple(trace) if trace else ())
 
-    def _result(self, status: str, target: Target | None, decided: str, resolved: ResolvedKey, value: str,
+    def _result(self, status: str, target: Target | None, decided: str, key: str, raw: str | None, value: str,
                 trace: list[TraceStep] | None) -> RouteResult:
-        return RouteResult(self.name, status, target, resolved.key, value, resolved.raw,
+        return RouteResult(self.name, status, target, key, value, raw,
                            target is not None and target.local, decided, tuple(trace) if trace else ())
 
 

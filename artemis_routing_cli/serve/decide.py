@@ -275,16 +275,11 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
         label = decision.connector_name or "?"
         metrics.redirects.inc(name, label, protocol)
         message = f"AMQ221085: Route {address} to {decision.shown} {head}{key!r}{tail}"
-        if log.structured:
-            log.info("route", message, target=label, address=f"{decision.host}:{decision.port}",
-                     node_id=decision.node_id, **_fields(result, decision, router, peer, protocol))
-        else:
-            log.info("route", message)
-        return
-    metrics.refusals.inc(name, decision.status, protocol)
-    message = f"AMQ221086: Cannot route {address} {head}{key!r}{tail}: {decision.shown}"
+    else:
+        metrics.refusals.inc(name, decision.status, protocol)
+        message = f"AMQ221086: Cannot route {address} {head}{key!r}{tail}: {decision.shown}"
     if log.structured:
-        log.info("route", message, target=None, **_fields(result, decision, router, peer, protocol))
+        log.info("route", message, **route_fields(result, decision, router, peer, protocol))
     else:
         log.info("route", message)
 
@@ -293,9 +288,15 @@ def _account(result: RouteResult, decision: Decision, router: Router, log: Serve
 _WHERE: dict[tuple[str, str, str, str], str] = {}
 
 
-def _fields(result: RouteResult, decision: Decision, router: Router, peer: Peer, protocol: str) -> dict[str, object]:
+def route_fields(result: RouteResult, decision: Decision, router: Router, peer: Peer,
+                 protocol: str) -> dict[str, object]:
     """The route record's fields (JSON lines, sinks): only built when the log keeps fields."""
-    return {
+    if decision.status == OK:
+        where: dict[str, object] = {"target": decision.connector_name or "?",
+                                    "address": f"{decision.host}:{decision.port}", "node_id": decision.node_id}
+    else:
+        where = {"target": None}
+    return where | {
         "remote": peer.remote_address, "via": peer.via, "protocol": protocol, "listener": peer.listener,
         "router": router.name,
         "key_type": router.key_type, "key": result.key, "key_value": result.key_value,

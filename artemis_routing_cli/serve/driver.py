@@ -26,7 +26,7 @@ from .conn import WAIT_FOR_DATA, ConnIO, Env, HandshakeTimeout, peer_address
 from .connection import Limits, serve_connection
 from .deadlines import Deadlines
 from .decide import Peer
-from .fast import DROPPED, answer_at_once
+from .fast import DROPPED, Quick, answer_at_once
 from .listeners import ListenerSpec
 from .tls import sni_host
 
@@ -39,7 +39,7 @@ class Listener:
 
     __slots__ = ("spec", "name", "tls", "ssl_context", "native", "broker", "env", "limits", "open", "allowed", "loop",
                  "handshake_timeout", "handshake_deadlines", "linger_deadlines", "idle_deadlines", "scratch", "fast",
-                 "answered_at_once")
+                 "answered_at_once", "quick")
 
     def __init__(self, spec: ListenerSpec, env: Env, limits: Limits, loop: asyncio.AbstractEventLoop,
                  ssl_context: ssl.SSLContext | None = None) -> None:
@@ -64,6 +64,7 @@ class Listener:
         # TLS (the session reads the handshake's result) nor behind a PROXY header (see RedirectProtocol)
         self.fast = not spec.tls
         self.answered_at_once = 0  # connections answered that way (tests read it; not a metric)
+        self.quick = Quick(spec, env.metrics)  # what the fast path keeps per protocol
 
     def deadlines_after_answer(self, idle_limit: float | None) -> Deadlines:
         """The queue for a connection's deadline after its answer: ``linger``, or its idle limit."""
@@ -132,11 +133,14 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         else:
             peer = Peer(listener.name, self.proxied[0], sni, self.proxied[1])
         self.peer = peer
-        if listener.over_limit(peer.remote_address):
-            self._finish()
-            return
-        self._deadlines = listener.handshake_deadlines
-        self._deadlines.add(self)
+        listener.open += 1  # Listener.over_limit, without the call when under the limit
+        if listener.open > listener.allowed:
+            listener.open -= 1
+            if listener.over_limit(peer.remote_address):
+                self._finish()
+                return
+        self._deadlines = deadlines = listener.handshake_deadlines
+        deadlines.add(self)
         if listener.fast and self.proxied is None:
             self._fresh = True  # the session starts with the first event that is not a plain hello
             return
@@ -182,6 +186,8 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         return not self.listener.tls
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._closed:
+            return  # the session is over (or was answered at once): nothing waits for the stream
         if not self._made:  # lost during the TLS handshake after a PROXY header: the gate reports it
             self._closed = True
             return
@@ -199,7 +205,7 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         (:mod:`.fast`); then what the session's ``_close_cleanly`` does: half-close, discard what the
         client still sends until it closes, within ``linger``. False: nothing done, start the session."""
         listener = self.listener
-        answer = answer_at_once(self, data, listener.env, listener.spec)
+        answer = answer_at_once(self, data, listener.env, listener.spec, listener.quick)
         if answer is None:
             return False
         listener.answered_at_once += 1
@@ -217,11 +223,9 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
             return True
         transport.write(answer)
         self._lingering = True
-        deadlines = self._deadlines
-        if deadlines is not None:
-            deadlines.discard(self)
-        self._deadlines = deadlines = listener.linger_deadlines
-        deadlines.add(self)
+        deadlines = listener.linger_deadlines
+        deadlines.take(self, self._deadlines)  # from the handshake's queue to linger's
+        self._deadlines = deadlines
         try:
             transport.write_eof()
         except (OSError, RuntimeError):

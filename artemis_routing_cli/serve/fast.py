@@ -35,8 +35,10 @@ from ..routing.router import OK
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import ConnIO, Env
 from .connection import drop
-from .decide import Decision, MatchBudgetExceeded, can_route_now, route_now
+from .decide import Decision, MatchBudgetExceeded, route_fields, route_now
 from .listeners import ListenerSpec
+from .metrics import Metrics
+from .said import QuickSide, Said
 
 T = TypeVar("T")
 
@@ -44,30 +46,67 @@ T = TypeVar("T")
 DROPPED = b""
 
 
-def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
+class Quick:
+    """One listener's fast paths: a :class:`.said.QuickSide` for MQTT and one for AMQP, or None where
+    the acceptor does not serve that protocol."""
+
+    __slots__ = ("mqtt", "amqp")
+
+    def __init__(self, spec: ListenerSpec, metrics: Metrics) -> None:
+        self.mqtt = QuickSide(spec.name, "MQTT", metrics) if spec.allows("MQTT") else None
+        self.amqp = QuickSide(spec.name, "AMQP", metrics) if spec.allows("AMQP") else None
+
+
+def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
     """The answer to ``data``, the connection's first bytes, when they hold a whole plain hello
     (routed, counted and logged); :data:`DROPPED` when routing ran out of its regex budget (logged as
     the session logs it: close the connection); None when the session must handle the connection
-    (nothing done)."""
+    (nothing done). ``quick``: the listener's (its spec's) :class:`Quick`."""
     if len(data) < NEEDED or (io.budget is not None and len(data) > io.budget) or env.auth.users is not None:
         return None  # auth.users set: --users-file (Authenticator.enabled)
-    if not can_route_now(env.service, env.monitor):
-        return None
-    protocols = spec.protocols
+    service = env.service
+    monitor = env.monitor
+    if service.store is not None or (monitor.checker is not None and monitor.below_quorum(service.router)):
+        return None  # can_route_now, inline (checker set: monitor.enabled)
     # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
     # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
     # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
     first = data[0]
-    if first == 0x10 and (protocols is None or "MQTT" in protocols):
-        connect = quick_connect(data, env.max_frame_size)
-        if connect is not None:
-            return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
-    elif first == 0x41 and (protocols is None or "AMQP" in protocols):  # b"A"
-        opened = quick_open(data, env.amqp.max_frame_size)
-        if opened is not None:
-            return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
+    if first == 0x10:
+        side = quick.mqtt
+        if side is not None:
+            connect = quick_connect(data, env.max_frame_size)
+            if connect is not None:
+                router = service.router
+                if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
+                        or router.key_type not in _PLAIN_KEYS or io.peer.via is not None):
+                    return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
+                level, clean_start, client_id, username = connect
+                if not client_id:
+                    if not clean_start:
+                        return None  # rejected before the user check: the session's answer and log line
+                    client_id = str(uuid.uuid4())
+                said = _routed(io, env, side, client_id, username)
+                answer = said.mqtt.get(level)
+                return answer if answer is not None else said.connack(level)
+    elif first == 0x41:  # b"A"
+        side = quick.amqp
+        if side is not None:
+            opened = quick_open(data, env.amqp.max_frame_size)
+            if opened is not None:
+                router = service.router
+                if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
+                        or router.key_type not in _PLAIN_KEYS or io.peer.via is not None):
+                    return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
+                said = _routed(io, env, side, opened.container_id, None)
+                answer = said.amqp
+                if answer is None:
+                    decision = said.decision
+                    answer = said.amqp = amqp_answer(env.amqp.failure_open, env.router_name, decision.status,
+                                                     decision.host, decision.port)
+                return answer
     try:
-        protocol = detect_on_acceptor(data, protocols)
+        protocol = detect_on_acceptor(data, spec.protocols)
     except ProtocolError:
         return None
     if protocol == "MQTT":
@@ -79,6 +118,42 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> byt
     if not spec.allows(protocol):
         return None
     return _answered(io, env, spec, protocol, answer, data)
+
+
+#: The key types :func:`_routed` takes from the hello. It runs where the engine's answer comes from
+#: :meth:`Router.route_value` with no regex to bound (no key-filter, no local-target-filter: both can
+#: be set through management, so they are asked each time; no trace) and the route line has no PROXY
+#: part; otherwise :func:`_answered` does what the session does.
+_PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")
+
+
+def _routed(io: ConnIO, env: Env, side: QuickSide, client_id: str, username: str | None) -> Said:
+    """:func:`_route` (count the connection, route, count the answer, write the route line) where
+    :data:`_PLAIN_KEYS` says: the user as it claims is the USER_NAME key (no ``--users-file``), and what
+    follows from the engine's answer comes from its :class:`.said.Said`."""
+    side.connections.n += 1
+    service = env.service
+    router = service.router
+    result = router.route_value(client_id, client_id if router.key_type == "CLIENT_ID" else username)
+    decision = service.answer(result)
+    said = side.known.get(id(decision))
+    if said is None or said.router is not router:
+        said = side.said(decision, router)
+    said.cell.n += 1
+    key = result.key
+    if key != result.key_value:
+        key = f"{key} -> {result.key_value}"
+    peer = io.peer
+    address = peer.remote_address
+    if address[:1] == "/":
+        address = address[1:]  # the broker's line names getRemoteAddress(): no "/"
+    log = env.log
+    if log.structured:
+        log.info("route", f"{said.pre}{address}{said.mid}{key!r}{said.post}",
+                 **route_fields(result, decision, router, peer, side.protocol))
+    else:
+        log.info_line("route", f"{said.pre}{address}{said.mid}{key!r}{said.post}")
+    return said
 
 
 def _answered(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str,

@@ -32,17 +32,17 @@ class BackgroundWriter:
         self.interval = interval
         self.max_pending = max_pending
         self.dropped = 0
-        self._pending: deque[str] = deque()
+        self.pending: deque[str] = deque()
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._run, name="arouter-log-writer", daemon=True)
         self._thread.start()
 
     def write(self, line: str) -> None:
         """Queue one line (with its newline); never blocks."""
-        if len(self._pending) >= self.max_pending:
+        if len(self.pending) >= self.max_pending:
             self.dropped += 1
             return
-        self._pending.append(line)
+        self.pending.append(line)
 
     def _run(self) -> None:
         while not self._closed.wait(self.interval):
@@ -50,7 +50,7 @@ class BackgroundWriter:
         self._drain()
 
     def _drain(self) -> None:
-        pending = self._pending
+        pending = self.pending
         if not pending:
             return
         lines = []
@@ -90,6 +90,9 @@ class ServeLog:
         # text lines through the background writer: what `arouter serve` does by default, and
         # the one path every routed connection takes
         self._queue = writer.write if writer is not None and not self.structured else None
+        # ... and the writer's queue itself, for info_line to add to while it is below its bound
+        self._pending = writer.pending if self._queue is not None and writer is not None else None
+        self._bound = writer.max_pending if writer is not None else 0
         self._stamp_from = self._stamp_until = 0.0
         self._stamp_text = ""
 
@@ -138,6 +141,21 @@ class ServeLog:
             self._queue(f"{stamp} INFO  {message}\n")
             return
         self.log("info", event, message, **fields)
+
+    def info_line(self, event: str, message: str) -> None:
+        """:meth:`info` of a record without fields, for the hot path: a text line through the background
+        writer goes straight onto its queue while that is below its bound (else the writer counts it
+        dropped, as ``write`` does)."""
+        pending = self._pending
+        if pending is None:
+            self.log("info", event, message)
+            return
+        now = time.time()
+        stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+        if len(pending) < self._bound:
+            pending.append(f"{stamp} INFO  {message}\n")
+        else:
+            self._queue(f"{stamp} INFO  {message}\n")  # type: ignore[misc]  # set with _pending
 
     def warning(self, event: str, message: str, **fields: object) -> None:
         self.log("warn", event, message, **fields)

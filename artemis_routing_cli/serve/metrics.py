@@ -26,30 +26,57 @@ _HELP = {
 Labels = tuple[tuple[str, str], ...]
 
 
+class Cell:
+    """One series of a counter that a hot path counts itself: ``cell.n += 1`` (see CounterFamily.cell)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
+
+
 class CounterFamily:
     """The series of one counter that differ only in their label values, for a hot path:
     ``inc(*values)`` finds the series by the values (in the order of ``names``) without building
-    and sorting a label dict each time. A series appears once it has been incremented."""
+    and sorting a label dict each time; ``cell(*values)`` hands out a :class:`Cell` the caller keeps
+    and counts in itself. A series appears once it has been counted (either way: ``get`` and ``render``
+    add the two)."""
 
-    __slots__ = ("_series", "_names", "_keys")
+    __slots__ = ("_series", "_names", "_keys", "_cells")
 
-    def __init__(self, series: dict[Labels, float], names: tuple[str, ...]) -> None:
+    def __init__(self, series: dict[Labels, float], names: tuple[str, ...], cells: dict[Labels, Cell]) -> None:
         self._series = series
         self._names = names
         self._keys: dict[tuple[str, ...], Labels] = {}
+        self._cells = cells
 
-    def inc(self, *values: str) -> None:
+    def _labels(self, values: tuple[str, ...]) -> Labels:
         key = self._keys.get(values)
         if key is None:  # first time for these values (zip raises ValueError on a wrong count)
             key = self._keys[values] = tuple(sorted(zip(self._names, values, strict=True)))
+        return key
+
+    def inc(self, *values: str) -> None:
+        key = self._keys.get(values)
+        if key is None:
+            key = self._labels(values)
         series = self._series
         series[key] = series.get(key, 0) + 1
+
+    def cell(self, *values: str) -> Cell:
+        """The series of these label values as a :class:`Cell` (the same one on every call)."""
+        key = self._labels(values)
+        cell = self._cells.get(key)
+        if cell is None:
+            cell = self._cells[key] = Cell()
+        return cell
 
 
 class Metrics:
     def __init__(self) -> None:
         self._values: dict[str, dict[Labels, float]] = defaultdict(dict)
         self._live: dict[str, dict[Labels, Callable[[], float]]] = defaultdict(dict)
+        self._cells: dict[str, dict[Labels, Cell]] = defaultdict(dict)  # counted by hot paths (CounterFamily.cell)
         # the counters every connection moves
         self.connections = self.family("arouter_connections_total", "listener", "protocol")
         self.handshake_errors = self.family("arouter_handshake_errors_total", "listener", "reason")
@@ -61,7 +88,7 @@ class Metrics:
 
     def family(self, name: str, *label_names: str) -> CounterFamily:
         """Counter ``name`` labelled by ``label_names``, incremented by values (see CounterFamily)."""
-        return CounterFamily(self._values[name], label_names)
+        return CounterFamily(self._values[name], label_names, self._cells[name])
 
     def gauge(self, name: str, read: Callable[[], float], **labels: str) -> None:
         """A gauge read when asked for (``get``, ``render``), for values a hot path keeps itself."""
@@ -78,10 +105,17 @@ class Metrics:
     def get(self, name: str, **labels: str) -> float:
         key = tuple(sorted(labels.items()))
         live = self._live.get(name, {}).get(key)
-        return live() if live is not None else self._values.get(name, {}).get(key, 0)
+        if live is not None:
+            return live()
+        value = self._values.get(name, {}).get(key, 0)
+        cell = self._cells.get(name, {}).get(key)
+        return value + cell.n if cell is not None else value
 
     def _series(self, name: str) -> dict[Labels, float]:
         series = dict(self._values.get(name, {}))
+        for key, cell in self._cells.get(name, {}).items():
+            if cell.n:
+                series[key] = series.get(key, 0) + cell.n
         for key, read in self._live.get(name, {}).items():
             series[key] = read()
         return series

@@ -250,7 +250,7 @@ class PoolMonitor:
 
     def below_quorum(self, router: Router) -> bool:
         pool = router.pool
-        return pool is not None and sum(1 for t in pool.targets if t.ready) < pool.quorum_size
+        return pool is not None and pool.below_quorum()
 
     def ready_node(self, router: Router, node_id: str) -> bool:
         pool = router.pool

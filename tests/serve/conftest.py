@@ -67,7 +67,9 @@ class Running:
         self.thread.join(HANG_GUARD)
 
 
-def start_server(config_path: Path, options: ServeOptions, loop_name: str = "asyncio") -> Running:
+def start_server(config_path: Path, options: ServeOptions, loop_name: str = "asyncio",
+                 log: ServeLog | None = None) -> Running:
+    """``log``: the serving log to use instead of the records sink (``Running.records`` stays empty)."""
     cfg = load(str(config_path))
     records: list[dict] = []
     logged = threading.Condition()
@@ -77,7 +79,8 @@ def start_server(config_path: Path, options: ServeOptions, loop_name: str = "asy
             records.append(record)
             logged.notify_all()
 
-    log = ServeLog("json", stream=io.StringIO(), sink=sink)
+    if log is None:
+        log = ServeLog("json", stream=io.StringIO(), sink=sink)
     server = Server(cfg, options, log)
     loop = choose_loop(loop_name).new_event_loop()
     started = threading.Event()
@@ -120,12 +123,12 @@ def loop_name(request: pytest.FixtureRequest) -> str:
 def serve(tmp_path: Path, loop_name: str) -> Iterator:
     running: list[Running] = []
 
-    def make(core: str, **options) -> Running:
+    def make(core: str, log: ServeLog | None = None, **options) -> Running:
         path = tmp_path / "broker.xml"
         path.write_text(broker_xml(core), encoding="utf-8")
         options.setdefault("listen", ["127.0.0.1:0"])
         options.setdefault("monitor", False)
-        r = start_server(path, ServeOptions(**options), loop_name)
+        r = start_server(path, ServeOptions(**options), loop_name, log)
         running.append(r)
         return r
 

@@ -66,3 +66,20 @@ def test_a_counter_family_counts_the_series_metrics_inc_counts():
     assert by_family.get("arouter_redirects_total", router="r", target="t1", protocol="MQTT") == 2
     # a family with no increments shows nothing, as before any inc
     assert "arouter_refusals_total" not in by_family.render()
+
+
+def test_counter_cells_add_to_the_series_they_name() -> None:
+    metrics = Metrics()
+    cell = metrics.redirects.cell("r", "t1", "MQTT")
+    assert cell is metrics.redirects.cell("r", "t1", "MQTT")  # one cell per series
+    assert "arouter_redirects_total" not in metrics.render()  # not counted yet: not shown
+    cell.n += 2
+    metrics.redirects.inc("r", "t1", "MQTT")  # the session's way, on the same series
+    metrics.redirects.inc("r", "t2", "AMQP")
+    assert metrics.get("arouter_redirects_total", router="r", target="t1", protocol="MQTT") == 3
+    assert metrics.get("arouter_redirects_total", router="r", target="t2", protocol="AMQP") == 1
+    rendered = [line for line in metrics.render().splitlines() if line.startswith("arouter_redirects_total")]
+    assert rendered == ['arouter_redirects_total{protocol="AMQP",router="r",target="t2"} 1',
+                        'arouter_redirects_total{protocol="MQTT",router="r",target="t1"} 3']
+    metrics.connections.cell("listen-1", "MQTT").n += 1
+    assert 'arouter_connections_total{listener="listen-1",protocol="MQTT"} 1' in metrics.render()

@@ -6,6 +6,8 @@ the two are compared. Real sockets on 127.0.0.1, real server."""
 
 from __future__ import annotations
 
+import io
+import re
 import socket
 import struct
 
@@ -16,6 +18,7 @@ from artemis_routing_cli.protocols.amqp_quick import quick_open
 from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_5, USER_PROPERTY, MqttClient, parse_connack
 from artemis_routing_cli.protocols.mqtt_quick import quick_connect
 from artemis_routing_cli.routing.targets import state_from_options
+from artemis_routing_cli.serve.log import BackgroundWriter, ServeLog
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 from .test_core_openwire import connection_info, create_session, frame, read_frames, wireformat_info
@@ -110,6 +113,31 @@ def test_amqp_answers_are_the_same_either_way(serve, container_id):
     assert fast_logs[0]["key"] == container_id
     assert answered_at_once(running) == 1
     assert _added(c0, c1) == _added(c1, counters(running))
+
+
+@on_both_loops
+@pytest.mark.parametrize("hello", [MqttClient().connect("FOO1"), MqttClient(MQTT_311).connect("LOCAL-1", username="u"),
+                                   amqp_hello("FOO1"), amqp_hello("LOCAL-1")],
+                         ids=["mqtt5-redirect", "mqtt311-user-refused", "amqp-redirect", "amqp-refused"])
+def test_text_route_lines_are_the_same_either_way(serve, hello):
+    """As ``arouter serve`` logs by default: text lines through the background writer (its thread never
+    drains here: the lines stay on its queue, where the test reads them)."""
+    writer = BackgroundWriter(io.StringIO(), interval=HANG_GUARD * 100)
+    running = serve(ROUTER_CORE, log=ServeLog("text", writer=writer), routers=["by-client"],
+                    state=state_from_options(NODE_IDS))
+    lines = []
+    for fast in (True, False):
+        set_fast(running, fast)
+        before = len(writer.pending)
+        exchange(running, hello)
+        added = running.call(lambda: list(writer.pending)[before:])  # noqa: B023 - called at once
+        [line] = [line for line in added if "AMQ22108" in line]
+        _stamp, _, message = line.partition(" INFO  ")
+        lines.append(re.sub(r"127\.0\.0\.1:\d+ ", "127.0.0.1:PORT ", message, count=1))  # the client's port
+    assert answered_at_once(running) == 1
+    assert lines[0] == lines[1] and lines[0].startswith(("AMQ221085: Route 127.0.0.1:PORT to ",
+                                                         "AMQ221086: Cannot route 127.0.0.1:PORT "))
+    assert ("AMQ221086" in lines[0]) == (b"LOCAL-1" in hello)  # the local target, without --local-target
 
 
 # hellos the one-pass readers (protocols/mqtt_quick.py, amqp_quick.py) take, and ones they leave to the codec

@@ -46,3 +46,40 @@ def test_a_stuck_stderr_never_blocks_the_caller_and_drops_are_reported():
     stream.gate.set()
     writer.close()
     assert stream.getvalue() == "a\nb\nc\nd\narouter: 2 log line(s) dropped: stderr was not read fast enough\n"
+
+
+def test_info_line_writes_what_info_writes():
+    out_info, out_line = io.StringIO(), io.StringIO()
+    by_info = ServeLog("text", writer=BackgroundWriter(out_info))
+    by_line = ServeLog("text", writer=BackgroundWriter(out_line))
+    for i in range(100):
+        by_info.info("route", f"line {i}")
+        by_line.info_line("route", f"line {i}")
+    by_info.close()
+    by_line.close()
+    stamped = [line.partition(" ")[2].partition(" ")[2] for line in out_line.getvalue().splitlines()]  # no date, time
+    assert stamped == [line.partition(" ")[2].partition(" ")[2] for line in out_info.getvalue().splitlines()]
+    assert stamped == [f"INFO  line {i}" for i in range(100)]
+
+
+def test_info_line_is_bounded_as_the_writer_is_and_its_drops_are_reported():
+    stream = GatedStream()
+    writer = BackgroundWriter(stream, interval=0.001, max_pending=3)
+    log = ServeLog("text", writer=writer)
+    log.info_line("route", "a")
+    assert stream.entered.wait(HANG_GUARD)  # the thread now hangs writing "a"
+    for text in "bcdef":
+        log.info_line("route", text)  # returns at once although nothing is being read
+    assert writer.dropped == 2 and len(writer.pending) == 3
+    stream.gate.set()
+    writer.close()
+    lines = stream.getvalue().splitlines()
+    assert [line.rsplit(" ", 1)[1] for line in lines[:4]] == ["a", "b", "c", "d"]
+    assert lines[4] == "arouter: 2 log line(s) dropped: stderr was not read fast enough"
+
+
+def test_info_line_without_the_background_writer_is_info():
+    records = []
+    log = ServeLog("json", stream=io.StringIO(), sink=records.append)
+    log.info_line("route", "AMQ221085: Route x")
+    assert [(r["level"], r["event"], r["message"]) for r in records] == [("info", "route", "AMQ221085: Route x")]
