@@ -148,24 +148,32 @@ class Reader:
         self.locator = locator
         self.fields = ChildFields(el, locator)
         # Without grandchildren the descendants are the children: their first occurrences are known.
-        self._first: dict[str, etree._Element] | None = None if self.fields._nested else self.fields._first
+        # Otherwise each name asked for is looked up once, below, and remembered.
+        self._first: dict[str, etree._Element | None] = (
+            self.fields._first if not self.fields._nested else {})  # type: ignore[assignment]
+        self._nested = self.fields._nested
 
     def element(self, name: str) -> etree._Element | None:
         """The first descendant called ``name`` (getElementsByTagName(name).item(0)), or None."""
         first = self._first
-        if first is None:  # one pass over the (small) subtree answers every later question
-            first = {}
-            for d in self.el.iterdescendants(etree.Element):
-                first.setdefault(d.tag.rpartition("}")[2], d)
-            self._first = first
-        return first.get(name)
+        if name in first:
+            return first[name]
+        if not self._nested:
+            return None
+        # lxml walks the subtree in C for this one name: no Python object per descendant
+        found = next(self.el.iterdescendants("{*}" + name), None)
+        first[name] = found
+        return found
 
     def string(self, name: str, default: str | None = None) -> str | None:
         """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
-        first = self._first
-        found = first.get(name) if first is not None else self.element(name)  # (inlined: read very often)
+        found = self._first.get(name)  # (inlined: read very often)
         if found is None:
-            return default
+            if not self._nested or name in self._first:
+                return default
+            found = self.element(name)
+            if found is None:
+                return default
         if not len(found):  # the common case: a leaf
             text = found.text
             return text.strip(JAVA_TRIMMED) if text else ""
