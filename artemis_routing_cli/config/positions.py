@@ -113,6 +113,9 @@ class Locator:
 
     def __init__(self, main_file: str, main_text: str) -> None:
         self.main_file = main_file
+        # the main file's text when the tree says exactly what it does (no include, no second
+        # substitution pass, no CDATA section): set by the loader
+        self.verbatim_text: str | None = None
         self._lines: dict[str, list[str]] = {main_file: main_text.splitlines()}
         # lxml keeps one proxy per node while a Python reference exists, so holding the
         # elements here keeps identity lookups valid.
