@@ -17,6 +17,18 @@ from ..javastr import JAVA_TRIMMED, java_parse_boolean, java_parse_double, java_
 from .model import FieldValue
 from .positions import Locator
 
+# tag -> local name, for the tags met (a document has few distinct ones; bounded all the same)
+_LOCAL_NAMES: dict[str, str] = {}
+_MAX_NAMES = 4096
+
+
+def _local_name(tag: str) -> str:
+    name = tag.rpartition("}")[2]
+    if len(_LOCAL_NAMES) >= _MAX_NAMES:
+        _LOCAL_NAMES.clear()
+    _LOCAL_NAMES[tag] = name
+    return name
+
 
 def local(el: etree._Element) -> str:
     tag = el.tag
@@ -78,29 +90,45 @@ class ChildFields(Mapping[str, FieldValue]):
     Text and position are read when a name is first looked up: most are never asked for.
     """
 
-    __slots__ = ("_first", "_count", "_values", "_locator", "_nested", "_repeated")
+    __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated")
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
         first: dict[str, etree._Element] = {}
-        count: dict[str, int] = {}
         nested = False
         children = 0
+        names = _LOCAL_NAMES
         for child in el.iterchildren(etree.Element):
             children += 1
-            name = child.tag.rpartition("}")[2]  # an Element's tag is always a string
-            if name in first:
-                count[name] += 1
-            else:
+            tag = child.tag
+            name = names.get(tag)
+            if name is None:
+                name = _local_name(tag)
+            if name not in first:
                 first[name] = child
-                count[name] = 1
             if not nested and len(child):
                 nested = True
         self._first = first
-        self._count = count
+        self._repeated = children != len(first)
+        self._count: dict[str, int] | None = None  # counted when some name repeats and is asked for
+        self._el = el
         self._values: dict[str, FieldValue] = {}
         self._locator = locator
         self._nested = nested  # whether some child has children (comments count) of its own
-        self._repeated = children != len(first)
+
+    def _counts(self) -> dict[str, int]:
+        count = self._count
+        if count is None:
+            count = dict.fromkeys(self._first, 0)
+            if self._repeated:
+                names = _LOCAL_NAMES
+                for child in self._el.iterchildren(etree.Element):
+                    tag = child.tag
+                    name = names.get(tag)
+                    count[name if name is not None else _local_name(tag)] += 1
+            else:
+                count = dict.fromkeys(self._first, 1)
+            self._count = count
+        return count
 
     def element(self, name: str) -> etree._Element | None:
         """The first child element called ``name`` (any namespace), or None."""
@@ -108,7 +136,9 @@ class ChildFields(Mapping[str, FieldValue]):
 
     def count(self, name: str) -> int:
         """How many child elements are called ``name`` (0 when none)."""
-        return self._count.get(name, 0)
+        if name not in self._first:
+            return 0
+        return self._counts()[name] if self._repeated else 1
 
     @property
     def repeated(self) -> bool:
@@ -119,7 +149,8 @@ class ChildFields(Mapping[str, FieldValue]):
         value = self._values.get(name)
         if value is None:  # the same value whoever reads it first
             child = self._first[name]
-            value = FieldValue(_element_text(child).strip(JAVA_TRIMMED), self._locator.locate(child), self._count[name])
+            value = FieldValue(_element_text(child).strip(JAVA_TRIMMED), self._locator.locate(child),
+                               self._counts()[name] if self._repeated else 1)
             self._values[name] = value
         return value
 
