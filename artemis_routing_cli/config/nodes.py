@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from itertools import islice
 
 from lxml import etree
 
@@ -90,12 +91,12 @@ class ChildFields(Mapping[str, FieldValue]):
     Text and position are read when a name is first looked up: most are never asked for.
     """
 
-    __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated")
+    __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated", "_direct")
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
         first: dict[str, etree._Element] = {}
         nested = False
-        children = 0
+        children = direct = 0
         names = _LOCAL_NAMES
         for child in el.iterchildren(etree.Element):
             children += 1
@@ -107,7 +108,11 @@ class ChildFields(Mapping[str, FieldValue]):
                 first[name] = child
             if not nested and len(child):
                 nested = True
+                direct = len(first)
         self._first = first
+        # names whose first child comes no later than the first child with children of its own:
+        # no earlier subtree can hold a descendant of that name, so that child is the first one
+        self._direct = direct if nested else len(first)
         self._repeated = children != len(first)
         self._count: dict[str, int] | None = None  # counted when some name repeats and is asked for
         self._el = el
@@ -180,8 +185,10 @@ class Reader:
         self.fields = ChildFields(el, locator)
         # Without grandchildren the descendants are the children: their first occurrences are known.
         # Otherwise each name asked for is looked up once, below, and remembered.
-        self._first: dict[str, etree._Element | None] = (
-            self.fields._first if not self.fields._nested else {})  # type: ignore[assignment]
+        fields = self.fields
+        self._first: dict[str, etree._Element | None] = (  # type: ignore[assignment]
+            fields._first if not fields._nested
+            else dict(islice(fields._first.items(), fields._direct)) if fields._direct else {})
         self._nested = self.fields._nested
 
     def element(self, name: str) -> etree._Element | None:
