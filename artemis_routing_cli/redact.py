@@ -131,9 +131,17 @@ class Secrets:
 
     def redact(self, diags: Iterable[Diagnostic]) -> list[Diagnostic]:
         out = []
+        done: dict[str, str] = {}  # the same text gives the same answer (many findings say one thing)
+
+        def once(text: str) -> str:
+            found = done.get(text)
+            if found is None:
+                found = done[text] = self.redact_text(text)
+            return found
+
         for d in diags:
-            message = self.redact_text(d.message)
-            hint = self.redact_text(d.hint) if d.hint else d.hint
+            message = once(d.message)
+            hint = once(d.hint) if d.hint else d.hint
             out.append(d if message == d.message and hint == d.hint else replace(d, message=message, hint=hint))
         return out
 
