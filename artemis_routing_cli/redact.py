@@ -30,9 +30,9 @@ _MIN_ANYWHERE = 6
 _MAX_SCANNED = 2_000
 # A quote cut short ("...") is hidden when it is the start of a secret at least this long.
 _MIN_PREFIX = 8
-# The rest of a name after "password" (bytes), and that rest followed by "=": an attribute's name.
+# The rest of a name after "password" (bytes), and what follows an attribute's name.
 _NAME_REST = re.compile(rb"[^\s<>/!?=\"']*")
-_ATTRIBUTE_REST = re.compile(rb"[^\s<>/!?=\"']*\s*=")
+_EQUALS = re.compile(rb"\s*=")
 
 
 def _plain(name: str) -> str:
@@ -163,19 +163,17 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
     end = 0
     at = data.find(b"password")
     while at >= 0:
-        if data[at - 2:at] == b"</":  # an end tag: its start tag has the name
-            end = at + 8
-            at = data.find(b"password", end)
-            continue
-        # the '<' opening a name that holds this "password" comes after the previous one's end
-        # (or the name held that one too): each byte is looked at a bounded number of times
-        start = at - 1 if data[at - 1:at] == b"<" else data.rfind(b"<", end, at)
+        # the run of name characters holding this "password" ends at ``stop``; the next search
+        # starts there, so each byte is looked at a bounded number of times
         rest = _NAME_REST.match(data, at + 8)
         stop = rest.end() if rest is not None else at + 8
-        if start >= 0 and (start == at - 1 or _NAME_REST.fullmatch(data, start + 1, at) is not None):
-            names.add(raw[start + 1:stop])  # as written
-        attributes = attributes or _ATTRIBUTE_REST.match(data, at + 8) is not None
-        end = at + 8
+        if data[at - 2:at] != b"</":  # an end tag's start tag has the name
+            # a start tag's '<' comes right before the run (it comes after the previous run's end)
+            start = at - 1 if data[at - 1:at] == b"<" else data.rfind(b"<", end, at)
+            if start >= 0 and (start == at - 1 or _NAME_REST.fullmatch(data, start + 1, at) is not None):
+                names.add(raw[start + 1:stop])  # as written
+            attributes = attributes or _EQUALS.match(data, stop) is not None
+        end = stop
         at = data.find(b"password", end)
     locals_ = {name.decode("utf-8", "surrogatepass").rpartition(":")[2] for name in names}
     return sorted(local for local in locals_ if "password" in local.lower()), attributes
