@@ -33,7 +33,10 @@ def _local_name(tag: str) -> str:
 
 def local(el: etree._Element) -> str:
     tag = el.tag
-    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+    if isinstance(tag, str):
+        name = _LOCAL_NAMES.get(tag)
+        return name if name is not None else _local_name(tag)
+    return ""
 
 
 def text_content(el: etree._Element) -> str:
