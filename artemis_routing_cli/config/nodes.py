@@ -162,6 +162,14 @@ class ChildFields(Mapping[str, FieldValue]):
             self._values[name] = value
         return value
 
+    def text(self, name: str) -> str | None:
+        """``self[name].text`` (None when there is no such child), without working out its position."""
+        value = self._values.get(name)
+        if value is not None:
+            return value.text
+        child = self._first.get(name)
+        return None if child is None else _element_text(child).strip(JAVA_TRIMMED)
+
     def get(self, name: str, default: FieldValue | None = None) -> FieldValue | None:  # type: ignore[override]
         return self[name] if name in self._first else default
 

@@ -87,3 +87,5 @@ def test_reader_finds_the_first_descendant_in_any_tree(tmp_path, seed: int) -> N
         fields = ChildFields(el, locator)
         assert fields.count(name) == sum(1 for _ in el.iterchildren("{*}" + name))
         assert fields.element(name) is next(el.iterchildren("{*}" + name), None)
+        text = fields.text(name)  # before and after the field itself is read: the same text
+        assert text == (fields[name].text if name in fields else None) == fields.text(name)
