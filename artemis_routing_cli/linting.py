@@ -153,7 +153,7 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
 
         secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of,
                           doc.locator.main_file, show_values=settings.show_values,
-                          has_includes=doc.locator.has_includes)
+                          has_includes=doc.locator.has_includes, main_text=doc.locator.verbatim_text)
         for decoded in config.property_secrets:  # ENC(...) values of broker properties: hidden even with --show-values
             secrets.add(decoded, "<masked value hidden>")
         out = secrets.redact(out)

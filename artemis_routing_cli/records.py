@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 _MISSING = dataclasses.MISSING
+_MEMBER = type(type("_Slotted", (), {"__slots__": ("x",)}).__dict__["x"])  # a slot's descriptor
 
 
 class _Factory:
@@ -171,7 +172,12 @@ def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: boo
             value = f"_f{n}() if {f.name} is _FACTORY else {f.name}"
         else:
             params.append(f.name)
-        lines.append(f"_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+        slot = cls.__dict__.get(f.name) if frozen else None
+        if type(slot) is _MEMBER:  # a slot: its own setter, which is what object.__setattr__ ends up calling
+            env[f"_s{n}"] = slot.__set__
+            lines.append(f"_s{n}(self, {value})")
+        else:
+            lines.append(f"_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
     if hasattr(cls, "__post_init__"):
         lines.append("self.__post_init__()")
     source = f"def __init__({', '.join(params)}):\n " + ("\n ".join(lines) or "pass") + "\n"

@@ -30,6 +30,9 @@ _MIN_ANYWHERE = 6
 _MAX_SCANNED = 2_000
 # A quote cut short ("...") is hidden when it is the start of a secret at least this long.
 _MIN_PREFIX = 8
+# The rest of a name after "password" (bytes), and what follows an attribute's name.
+_NAME_REST = re.compile(rb"[^\s<>/!?=\"']*")
+_EQUALS = re.compile(rb"\s*=")
 
 
 def _plain(name: str) -> str:
@@ -128,30 +131,81 @@ class Secrets:
 
     def redact(self, diags: Iterable[Diagnostic]) -> list[Diagnostic]:
         out = []
+        done: dict[str, str] = {}  # the same text gives the same answer (many findings say one thing)
+
+        def once(text: str) -> str:
+            found = done.get(text)
+            if found is None:
+                found = done[text] = self.redact_text(text)
+            return found
+
         for d in diags:
-            message = self.redact_text(d.message)
-            hint = self.redact_text(d.hint) if d.hint else d.hint
+            message = once(d.message)
+            hint = once(d.hint) if d.hint else d.hint
             out.append(d if message == d.message and hint == d.hint else replace(d, message=message, hint=hint))
         return out
 
 
+def _password_names(text: str) -> tuple[list[str], bool] | None:
+    """The local names holding "password" of the elements of a tree parsed from ``text`` alone
+    (no character reference, CDATA section or second substitution pass), and whether some
+    attribute's name may hold it; None when some element's text may hold a URL password: then
+    every element is read.
+
+    A name is written as it is (no reference can make one), and no character but A-Z lower-cases
+    to one of "password"'s letters, so the ASCII-lowered bytes show every such name."""
+    if "assword=" in text:
+        return None
+    raw = text.encode("utf-8", "surrogatepass")
+    data = raw.lower()  # A-Z only: every byte stays where it was
+    names: set[bytes] = set()
+    attributes = False
+    end = 0
+    at = data.find(b"password")
+    while at >= 0:
+        # the run of name characters holding this "password" ends at ``stop``; the next search
+        # starts there, so each byte is looked at a bounded number of times
+        rest = _NAME_REST.match(data, at + 8)
+        stop = rest.end() if rest is not None else at + 8
+        if data[at - 2:at] != b"</":  # an end tag's start tag has the name
+            # a start tag's '<' comes right before the run (it comes after the previous run's end)
+            start = at - 1 if data[at - 1:at] == b"<" else data.rfind(b"<", end, at)
+            if start >= 0 and (start == at - 1 or _NAME_REST.fullmatch(data, start + 1, at) is not None):
+                names.add(raw[start + 1:stop])  # as written
+            attributes = attributes or _EQUALS.match(data, stop) is not None
+        end = stop
+        at = data.find(b"password", end)
+    locals_ = {name.decode("utf-8", "surrogatepass").rpartition(":")[2] for name in names}
+    return sorted(local for local in locals_ if "password" in local.lower()), attributes
+
+
 def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], included_texts: Iterable[tuple[str, str]],
             file_of: object, main_file: str, *, show_values: bool, references: bool = False,
-            secrets: Secrets | None = None, has_includes: bool = True) -> Secrets:
+            secrets: Secrets | None = None, has_includes: bool = True, main_text: str | None = None) -> Secrets:
     """The secrets of one loaded document (see the module docstring). ``references``: a substituted
     value is shown as the token written in the file (``${FILTER}``) and an included one as
-    ``<from FILE>`` - the shorter form outputs other than findings use."""
+    ``<from FILE>`` - the shorter form outputs other than findings use. ``main_text``: the text the
+    tree was parsed from when it says exactly what the tree does (``Locator.verbatim_text``), which
+    lets the password elements be found without a Python object per element."""
     secrets = secrets if secrets is not None else Secrets()
-    for el in root.iter(etree.Element):
-        local = el.tag.rpartition("}")[2]  # the local name, without QName's object per element
-        text = el.text
-        if "password" in local.lower():
-            secrets.add(text, f"<{local} hidden>")
-        if text and "assword=" in text:
-            for m in _URL_PASSWORD.finditer(text):
-                secrets.add(m.group(1), "<password hidden>")
+    found = None if has_includes or main_text is None else _password_names(main_text)
+    names, attributes = found if found is not None else ([], True)
+    if found is None:
+        for el in root.iter(etree.Element):
+            local = el.tag.rpartition("}")[2]  # the local name, without QName's object per element
+            text = el.text
+            if "password" in local.lower():
+                secrets.add(text, f"<{local} hidden>")
+            if text and "assword=" in text:
+                for m in _URL_PASSWORD.finditer(text):
+                    secrets.add(m.group(1), "<password hidden>")
+    elif names:  # the same elements in the same (document) order, found by lxml
+        for el in root.iter(*("{*}" + name for name in names)):
+            local = el.tag.rpartition("}")[2]
+            secrets.add(el.text, f"<{local} hidden>")
     # attributes through one XPath (walking a huge attribute list from Python is slow)
-    for attr in root.xpath("//@*[contains(translate(local-name(), 'PASSWORD', 'password'), 'password')]"):
+    query = "//@*[contains(translate(local-name(), 'PASSWORD', 'password'), 'password')]"
+    for attr in root.xpath(query) if attributes else ():
         secrets.add(str(attr), f"<{attr.attrname} hidden>")
     if show_values:
         return secrets

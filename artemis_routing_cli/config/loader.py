@@ -295,6 +295,8 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
     if included or "${" in substituted or "&#" in substituted or has_cdata[0]:
         _substitute_nodes(root, lookup, locator, replacements)
+    else:
+        locator.verbatim_text = substituted
     core = _find_core(root, display)
     return RawDocument(display, root, core, locator, replacements, included, has_cdata[0], source_encoding(data),
                        relative, lookup.properties.get(KEY_PROPERTY), lookup.environ.get(KEY_ENV))

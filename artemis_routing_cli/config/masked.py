@@ -189,6 +189,18 @@ def _decrypt_cached(masked: str, key: bytes) -> bytes | None:
     return _decrypt(masked, key)
 
 
+def is_hex_big_integer(text: str) -> bool:
+    """Whether ``new BigInteger(text, 16)`` reads ``text`` (short texts' answers remembered)."""
+    if len(text) <= _CACHED_LENGTH:
+        return _is_hex_cached(text)
+    return hex_big_integer_bytes(text) is not None
+
+
+@lru_cache(maxsize=256)
+def _is_hex_cached(text: str) -> bool:
+    return hex_big_integer_bytes(text) is not None
+
+
 def _decrypt(masked: str, key: bytes) -> bytes | None:
     data = hex_big_integer_bytes(masked)
     if data is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from itertools import islice
 
 from lxml import etree
 
@@ -17,10 +18,25 @@ from ..javastr import JAVA_TRIMMED, java_parse_boolean, java_parse_double, java_
 from .model import FieldValue
 from .positions import Locator
 
+# tag -> local name, for the tags met (a document has few distinct ones; bounded all the same)
+_LOCAL_NAMES: dict[str, str] = {}
+_MAX_NAMES = 4096
+
+
+def _local_name(tag: str) -> str:
+    name = tag.rpartition("}")[2]
+    if len(_LOCAL_NAMES) >= _MAX_NAMES:
+        _LOCAL_NAMES.clear()
+    _LOCAL_NAMES[tag] = name
+    return name
+
 
 def local(el: etree._Element) -> str:
     tag = el.tag
-    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+    if isinstance(tag, str):
+        name = _LOCAL_NAMES.get(tag)
+        return name if name is not None else _local_name(tag)
+    return ""
 
 
 def text_content(el: etree._Element) -> str:
@@ -78,29 +94,49 @@ class ChildFields(Mapping[str, FieldValue]):
     Text and position are read when a name is first looked up: most are never asked for.
     """
 
-    __slots__ = ("_first", "_count", "_values", "_locator", "_nested", "_repeated")
+    __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated", "_direct")
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
         first: dict[str, etree._Element] = {}
-        count: dict[str, int] = {}
         nested = False
-        children = 0
+        children = direct = 0
+        names = _LOCAL_NAMES
         for child in el.iterchildren(etree.Element):
             children += 1
-            name = child.tag.rpartition("}")[2]  # an Element's tag is always a string
-            if name in first:
-                count[name] += 1
-            else:
+            tag = child.tag
+            name = names.get(tag)
+            if name is None:
+                name = _local_name(tag)
+            if name not in first:
                 first[name] = child
-                count[name] = 1
             if not nested and len(child):
                 nested = True
+                direct = len(first)
         self._first = first
-        self._count = count
+        # names whose first child comes no later than the first child with children of its own:
+        # no earlier subtree can hold a descendant of that name, so that child is the first one
+        self._direct = direct if nested else len(first)
+        self._repeated = children != len(first)
+        self._count: dict[str, int] | None = None  # counted when some name repeats and is asked for
+        self._el = el
         self._values: dict[str, FieldValue] = {}
         self._locator = locator
         self._nested = nested  # whether some child has children (comments count) of its own
-        self._repeated = children != len(first)
+
+    def _counts(self) -> dict[str, int]:
+        count = self._count
+        if count is None:
+            count = dict.fromkeys(self._first, 0)
+            if self._repeated:
+                names = _LOCAL_NAMES
+                for child in self._el.iterchildren(etree.Element):
+                    tag = child.tag
+                    name = names.get(tag)
+                    count[name if name is not None else _local_name(tag)] += 1
+            else:
+                count = dict.fromkeys(self._first, 1)
+            self._count = count
+        return count
 
     def element(self, name: str) -> etree._Element | None:
         """The first child element called ``name`` (any namespace), or None."""
@@ -108,7 +144,9 @@ class ChildFields(Mapping[str, FieldValue]):
 
     def count(self, name: str) -> int:
         """How many child elements are called ``name`` (0 when none)."""
-        return self._count.get(name, 0)
+        if name not in self._first:
+            return 0
+        return self._counts()[name] if self._repeated else 1
 
     @property
     def repeated(self) -> bool:
@@ -119,9 +157,18 @@ class ChildFields(Mapping[str, FieldValue]):
         value = self._values.get(name)
         if value is None:  # the same value whoever reads it first
             child = self._first[name]
-            value = FieldValue(_element_text(child).strip(JAVA_TRIMMED), self._locator.locate(child), self._count[name])
+            value = FieldValue(_element_text(child).strip(JAVA_TRIMMED), self._locator.locate(child),
+                               self._counts()[name] if self._repeated else 1)
             self._values[name] = value
         return value
+
+    def text(self, name: str) -> str | None:
+        """``self[name].text`` (None when there is no such child), without working out its position."""
+        value = self._values.get(name)
+        if value is not None:
+            return value.text
+        child = self._first.get(name)
+        return None if child is None else _element_text(child).strip(JAVA_TRIMMED)
 
     def get(self, name: str, default: FieldValue | None = None) -> FieldValue | None:  # type: ignore[override]
         return self[name] if name in self._first else default
@@ -148,24 +195,34 @@ class Reader:
         self.locator = locator
         self.fields = ChildFields(el, locator)
         # Without grandchildren the descendants are the children: their first occurrences are known.
-        self._first: dict[str, etree._Element] | None = None if self.fields._nested else self.fields._first
+        # Otherwise each name asked for is looked up once, below, and remembered.
+        fields = self.fields
+        self._first: dict[str, etree._Element | None] = (  # type: ignore[assignment]
+            fields._first if not fields._nested
+            else dict(islice(fields._first.items(), fields._direct)) if fields._direct else {})
+        self._nested = self.fields._nested
 
     def element(self, name: str) -> etree._Element | None:
         """The first descendant called ``name`` (getElementsByTagName(name).item(0)), or None."""
         first = self._first
-        if first is None:  # one pass over the (small) subtree answers every later question
-            first = {}
-            for d in self.el.iterdescendants(etree.Element):
-                first.setdefault(d.tag.rpartition("}")[2], d)
-            self._first = first
-        return first.get(name)
+        if name in first:
+            return first[name]
+        if not self._nested:
+            return None
+        # lxml walks the subtree in C for this one name: no Python object per descendant
+        found = next(self.el.iterdescendants("{*}" + name), None)
+        first[name] = found
+        return found
 
     def string(self, name: str, default: str | None = None) -> str | None:
         """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
-        first = self._first
-        found = first.get(name) if first is not None else self.element(name)  # (inlined: read very often)
+        found = self._first.get(name)  # (inlined: read very often)
         if found is None:
-            return default
+            if not self._nested or name in self._first:
+                return default
+            found = self.element(name)
+            if found is None:
+                return default
         if not len(found):  # the common case: a leaf
             text = found.text
             return text.strip(JAVA_TRIMMED) if text else ""

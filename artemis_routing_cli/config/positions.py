@@ -100,11 +100,15 @@ _new = object.__new__
 _set = object.__setattr__
 
 
+_set_el = Pos.__dict__["_el"].__set__  # the slots' own setters: what _set ends up calling
+_set_locator = Pos.__dict__["_locator"].__set__
+
+
 def _lazy_pos(locator: Locator, el: etree._Element) -> Pos:
     """The position of ``el``, found when first read."""
     pos = _new(Pos)
-    _set(pos, "_el", el)
-    _set(pos, "_locator", locator)
+    _set_el(pos, el)
+    _set_locator(pos, locator)
     return pos
 
 
@@ -113,6 +117,9 @@ class Locator:
 
     def __init__(self, main_file: str, main_text: str) -> None:
         self.main_file = main_file
+        # the main file's text when the tree says exactly what it does (no include, no second
+        # substitution pass, no CDATA section): set by the loader
+        self.verbatim_text: str | None = None
         self._lines: dict[str, list[str]] = {main_file: main_text.splitlines()}
         # lxml keeps one proxy per node while a Python reference exists, so holding the
         # elements here keeps identity lookups valid.

@@ -321,10 +321,12 @@ def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
     diagnostics: list[Diagnostic] = []
     for problem in duplicate_sections(core, locate):
         diagnostics.append(_diagnostic(problem.rule, problem.element, problem.message, problem.hint, locate))
+    prefix = f"{{{CORE_NS}}}"
     for section in core:
-        if not isinstance(section.tag, str) or etree.QName(section).namespace != CORE_NS:
-            continue
-        if etree.QName(section).localname in JUDGED_SECTIONS:
+        tag = section.tag
+        if not isinstance(tag, str) or not tag.startswith(prefix):
+            continue  # a comment, a processing instruction, or another namespace
+        if tag[len(prefix):] in JUDGED_SECTIONS:
             diagnostics.extend(_check_section(section, locate, file_of))
     for problem in id_problems(core, locate):
         diagnostics.append(_diagnostic(problem.rule, problem.element, problem.message, problem.hint, locate))

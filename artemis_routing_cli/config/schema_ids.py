@@ -106,10 +106,12 @@ def _where(el: etree._Element, seen_from: etree._Element, locate: Callable[[etre
 def duplicate_sections(core: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[IdProblem]:
     problems: list[IdProblem] = []
     first: dict[str, etree._Element] = {}
+    prefix = f"{{{CORE_NS}}}"
     for child in core:
-        if not isinstance(child.tag, str) or etree.QName(child).namespace != CORE_NS:
-            continue
-        name = _local(child)
+        tag = child.tag
+        if not isinstance(tag, str) or not tag.startswith(prefix):
+            continue  # a comment, a processing instruction, or another namespace
+        name = tag[len(prefix):]
         if name not in JUDGED_SECTIONS:
             continue
         if name in first:

@@ -161,7 +161,7 @@ def judge(row: Row, text: str) -> tuple[Number | str | None, str | None]:
     value: Number | None
     limit = _INT_LIMITS.get(parse)
     if limit is not None and text.isascii() and text.isdigit():  # the everyday case, decided at once
-        value = bounded_int(text)
+        value = int(text) if len(text) <= 18 else bounded_int(text)
         if value >= limit:
             value = None
     elif parse == "int":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..config.model import Fields
+from ..config.nodes import ChildFields
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from ._util import child_elements, cluster_elements
@@ -87,7 +88,12 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _fields(ctx: Context, fields: Fields, names: tuple[str, ...], section: str) -> Iterator[Diagnostic]:
+    text_of = fields.text if isinstance(fields, ChildFields) else None  # no position unless reported
     for name in names:
+        if text_of is not None:
+            text = text_of(name)
+            if text is None or text.lower() in ("true", "false"):
+                continue
         field = fields.get(name)
         if field is not None and field.text.lower() not in ("true", "false"):
             yield _report(ctx, field.pos, f"<{name}>{field.text}</{name}>", field.text, section)

@@ -16,6 +16,7 @@ from lxml import etree
 
 from ..config.model import Cache, ConnectionRouter, Pool
 from ..config.parse import ChildFields
+from ..config.positions import Pos
 from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
 from ..javastr import java_is_blank
 from ._util import child_elements, local, router_elements
@@ -211,22 +212,26 @@ def _sources(ctx: Context, pool: etree._Element, section: str,
                          f"<{name}>", section=section)
 
 
+def _where(router: ConnectionRouter, name: str) -> Pos:
+    """Where the router's ``<name>`` is (the router's own place without one); worked out only when reported."""
+    field = router.fields.get(name)
+    return field.pos if field else router.pos
+
+
 def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[Diagnostic]:
     for name, value, mode in (("key-filter", router.key_filter, "find"),
                               ("local-target-filter", router.local_target_filter, "matches")):
         if value is None:
             continue
-        field = router.fields.get(name)
-        pos = field.pos if field else router.pos
         # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
         # String.isBlank() (U+2003 is blank there, a NBSP or U+0085 is not); the local-target-filter
         # is compiled whatever it is.
         if not value or (name == "key-filter" and java_is_blank(value)):
             if name == "key-filter":
-                yield ctx.report("AR316", pos, "<key-filter> is blank: the broker uses no key filter",
+                yield ctx.report("AR316", _where(router, name), "<key-filter> is blank: the broker uses no key filter",
                                  section=section)
             else:
-                yield ctx.report("AR315", pos,
+                yield ctx.report("AR315", _where(router, name),
                                  "<local-target-filter> is blank: the broker compiles the empty pattern, which "
                                  "only matches an empty key, so no client is kept local", section=section)
             continue
@@ -236,11 +241,11 @@ def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[D
             check_java(value)
         except JavaRegexError as err:
             if err.construct is None:
-                yield ctx.report("AR309", pos,
+                yield ctx.report("AR309", _where(router, name),
                                  f"<{name}> {err.message}: Pattern.compile fails when the router is deployed and "
                                  "the broker refuses to start", section=section)
             else:
-                yield ctx.report("AR309", pos,
+                yield ctx.report("AR309", _where(router, name),
                                  f"<{name}> {err.message}; the broker accepts it, but arouter cannot evaluate it "
                                  "exactly", section=section, severity=Severity.WARNING,
                                  broker=DEPLOYS)
@@ -249,5 +254,5 @@ def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[D
         # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).
         notes = [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))]
         if notes:
-            yield ctx.report("AR310", pos,
+            yield ctx.report("AR310", _where(router, name),
                              f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), section=section)

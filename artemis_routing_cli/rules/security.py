@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..config.masked import blowfish_decodes, hex_big_integer_bytes
+from ..config.masked import blowfish_decodes, is_hex_big_integer
 from ..config.positions import Pos
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ._util import plaintext_password, real_cluster_connections
@@ -154,7 +154,7 @@ def _undecodable(ctx: Context, value: str, pos: Pos | None, what: str, section: 
             return  # a codec class of the user's own: arouter cannot judge it
         why = key
     elif not blowfish_decodes(masked, key):
-        hexadecimal = hex_big_integer_bytes(masked) is not None
+        hexadecimal = is_hex_big_integer(masked)
         why = ("it does not decrypt to correctly padded bytes with the codec's key"
                if hexadecimal else "it is not a hexadecimal number ('Password must be encrypted.')")
     else:

@@ -55,3 +55,37 @@ def test_child_fields_count_and_find_children(tmp_path) -> None:
     assert fields["key-type"].count == 2
     single, _ = _element(tmp_path, ROUTERS[0])
     assert not ChildFields(single, locator).repeated
+
+
+def _random_router(rng, depth: int = 0) -> str:
+    parts = []
+    for _ in range(rng.randint(0, 5)):
+        name = rng.choice(("key-type", "pool", "username", "cache", "policy"))
+        roll = rng.random()
+        if roll < 0.15:
+            parts.append("<!-- c -->")
+        elif roll < 0.45 and depth < 3:
+            parts.append(f"<{name}>{_random_router(rng, depth + 1)}</{name}>")
+        else:
+            parts.append(f"<{name}>v{rng.randint(0, 99)}</{name}>")
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_reader_finds_the_first_descendant_in_any_tree(tmp_path, seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    el, locator = _element(tmp_path, f"<connection-router name='r'>{_random_router(rng)}</connection-router>")
+    names = ["key-type", "pool", "username", "cache", "policy", "absent"]
+    reader = _Reader(el, locator)  # one reader asked every name, in a random order
+    rng.shuffle(names)
+    for name in names:
+        expected = next(el.iterdescendants("{*}" + name), None)
+        assert reader.element(name) is expected, name
+        assert _Reader(el, locator).element(name) is expected, name
+        fields = ChildFields(el, locator)
+        assert fields.count(name) == sum(1 for _ in el.iterchildren("{*}" + name))
+        assert fields.element(name) is next(el.iterchildren("{*}" + name), None)
+        text = fields.text(name)  # before and after the field itself is read: the same text
+        assert text == (fields[name].text if name in fields else None) == fields.text(name)

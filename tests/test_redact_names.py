@@ -1,0 +1,77 @@
+"""The secrets of a document found from its text (``collect(main_text=...)``) are those of the walk
+over every element: the same values, labels and order."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from artemis_routing_cli.config import LoadOptions, load_document
+from artemis_routing_cli.redact import collect
+
+HEAD = '<configuration xmlns="urn:activemq" xmlns:p="urn:other"><core xmlns="urn:activemq:core">'
+TAIL = "</core></configuration>"
+
+PIECES = (
+    "<password>secret-one</password>",
+    "<Password>Secret-Two</Password>",
+    "<p:xPassWordy>prefixed-three</p:xPassWordy>",
+    "<cluster-password>cluster-four</cluster-password>",
+    "<passwordpassword>twice-five</passwordpassword>",
+    "<password/>",
+    "<password\n>spaced-six</password\n>",
+    "<note>a password in text, not a name</note>",
+    "<!-- <password>in-a-comment</password> -->",
+    '<item key="password" value="not-a-name"/>',
+    '<item passwordKey="attribute-seven"/>',
+    '<item p:PASSWORD_x = "attribute-eight"/>',
+    "<name>plain</name>",
+    "<connector name=\"c\">tcp://h:1?password=url-nine</connector>",
+    "<nested><mask-password>true</mask-password><inner><password>deep-ten</password></inner></nested>",
+    "<password>secret-one</password>",  # the same value again: added once
+)
+
+
+def _values(path: str, fast: bool) -> list[tuple[str, str]]:
+    doc = load_document(path, LoadOptions({}, {}, None))
+    secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of,
+                      doc.locator.main_file, show_values=False, has_includes=doc.locator.has_includes,
+                      main_text=doc.locator.verbatim_text if fast else None)
+    return list(secrets.values.items())
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_found_from_the_text_as_by_the_walk(tmp_path, seed: int) -> None:
+    rng = random.Random(seed)
+    body = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 12)))
+    path = tmp_path / "broker.xml"
+    path.write_text(HEAD + body + TAIL, encoding="utf-8")
+    assert _values(str(path), True) == _values(str(path), False)
+
+
+def test_every_kind_of_name_and_attribute(tmp_path) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_text(HEAD + "".join(p for p in PIECES if "url-nine" not in p) + TAIL, encoding="utf-8")
+    found = dict(_values(str(path), True))
+    for secret in ("secret-one", "Secret-Two", "prefixed-three", "cluster-four", "twice-five", "spaced-six",
+                   "attribute-seven", "attribute-eight", "deep-ten"):
+        assert found.get(secret), secret
+    assert "in-a-comment" not in found and "not-a-name" not in found
+    assert _values(str(path), True) == _values(str(path), False)
+
+
+@pytest.mark.parametrize("body", [
+    "<password>a&#98;c</password>",  # a character reference
+    "<password><![CDATA[x]]>y</password>",  # CDATA joined to the text around it
+    "<password>${UNSET:dflt}</password>",  # substituted
+])
+def test_text_that_is_not_the_tree_is_not_used(tmp_path, body: str) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_text(HEAD + body + TAIL, encoding="utf-8")
+    doc = load_document(str(path), LoadOptions({}, {}, None))
+    if "${" in body:
+        assert doc.locator.verbatim_text is not None  # substituted before parsing: the text is the tree's
+    else:
+        assert doc.locator.verbatim_text is None
+    assert _values(str(path), True) == _values(str(path), False)
