@@ -37,6 +37,26 @@ def fnv1a32(text: str) -> int:
     return h - 0x1_0000_0000 if h & 0x8000_0000 else h
 
 
+#: :func:`fnv1a32` of keys seen lately, by key: ``serve`` hashes every connection's key, and clients
+#: come back with the same client id or user. The hash is a pure function of the key, so what is
+#: remembered changes no answer; the routing itself still runs for every connection. Bounded: keys of
+#: at most :data:`MEMO_KEY_CHARS` characters, at most :data:`MEMO_SIZE` of them, all forgotten at once
+#: when it is full. Hot paths read it first (``memo.get(key)``), then call :func:`fnv1a32_remembered`.
+FNV_MEMO: dict[str, int] = {}
+MEMO_SIZE = 4096
+MEMO_KEY_CHARS = 128
+
+
+def fnv1a32_remembered(text: str) -> int:
+    """:func:`fnv1a32`, kept in :data:`FNV_MEMO` when ``text`` is short enough."""
+    h = fnv1a32(text)
+    if len(text) <= MEMO_KEY_CHARS:
+        if len(FNV_MEMO) >= MEMO_SIZE:
+            FNV_MEMO.clear()
+        FNV_MEMO[text] = h
+    return h
+
+
 def java_string_length(text: str) -> int:
     """``String.length()``: UTF-16 code units."""
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..javastr import java_parse_int
-from .fnv import fnv1a32
+from .fnv import FNV_MEMO, fnv1a32, fnv1a32_remembered
 from .targets import INT_MAX, Target
 
 INT_MIN = -(2**31)
@@ -133,7 +133,10 @@ class ConsistentHashPolicy(Policy):
             ring = self._ring
             if ring is None or targets is not self._ring_for:
                 ring = self.ring(targets)
-            idx = bisect.bisect_right(ring.hashes, fnv1a32(key)) - 1  # floorEntry(hash), else firstEntry()
+            h = FNV_MEMO.get(key)  # fnv1a32(key), remembered for keys seen lately
+            if h is None:
+                h = fnv1a32_remembered(key)
+            idx = bisect.bisect_right(ring.hashes, h) - 1  # floorEntry(hash), else firstEntry()
             return ring.targets[idx if idx >= 0 else 0]
         return targets[0] if targets else None
 

@@ -1,0 +1,64 @@
+"""CONSISTENT_HASH remembers the hash of keys it saw lately (``fnv.FNV_MEMO``): the target it picks is
+the one the hash itself picks, cold or remembered, and what it remembers is bounded in keys and in
+key length."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from artemis_routing_cli.routing import fnv
+from artemis_routing_cli.routing.fnv import FNV_MEMO, MEMO_KEY_CHARS, MEMO_SIZE, fnv1a32
+from artemis_routing_cli.routing.policies import ConsistentHashPolicy, Ring
+from artemis_routing_cli.routing.targets import Target
+
+TARGETS = tuple(Target(f"c{i}", f"node-{i}", "10.0.0.1", 61616 + i) for i in range(5))
+
+
+@pytest.fixture(autouse=True)
+def empty_memo() -> None:
+    FNV_MEMO.clear()
+
+
+def random_keys(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    alphabet = "abcXYZ019-_.\u00e9\u4e2d\U0001F600"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40))) for _ in range(n)]
+
+
+def test_the_target_is_the_hash_s_target_cold_and_remembered() -> None:
+    policy = ConsistentHashPolicy({})
+    ring = Ring.build(TARGETS)
+    for key in random_keys(2000, 21):
+        expected = ring.lookup(fnv1a32(key))
+        assert policy.select(TARGETS, key) is expected, key  # first time: hashed
+        assert FNV_MEMO[key] == fnv1a32(key)
+        assert policy.select(TARGETS, key) is expected, key  # remembered
+
+
+def test_a_remembered_hash_is_not_worked_out_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = ConsistentHashPolicy({})
+    calls: list[str] = []
+    real = fnv.fnv1a32
+
+    def counting(text: str) -> int:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(fnv, "fnv1a32", counting)
+    for _ in range(3):
+        policy.select(TARGETS, "client-7")
+    assert calls == ["client-7"]
+
+
+def test_the_memo_is_bounded_in_keys_and_key_length() -> None:
+    policy = ConsistentHashPolicy({})
+    for i in range(MEMO_SIZE * 2 + 5):
+        policy.select(TARGETS, f"client-{i}")
+        assert len(FNV_MEMO) <= MEMO_SIZE
+    long_key = "k" * (MEMO_KEY_CHARS + 1)
+    ring = Ring.build(TARGETS)
+    assert policy.select(TARGETS, long_key) is ring.lookup(fnv1a32(long_key))
+    assert long_key not in FNV_MEMO
+    assert max(len(key) for key in FNV_MEMO) <= MEMO_KEY_CHARS
