@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..protocols.websocket import CloseReceived, DataReceived, Event, PingReceived, WebSocketServer
 from ..routing.keys import NEWEST_BROKER, java_socket_address
@@ -44,6 +44,12 @@ def peer_address(name: object, native: bool = True, broker: tuple[int, int] = NE
         return java_socket_address(str(host).partition("%")[0], int(name[1]), scope_id, native=native,
                                    broker=broker)
     return str(name)
+
+
+class Peered(Protocol):
+    """A connection as the routing answer needs it: where it comes from."""
+
+    peer: Peer
 
 
 class HandshakeTimeout(Exception):

@@ -20,7 +20,7 @@ from ..errors import ProtocolError
 from ..protocols.detect import NEEDED, UnexpectedProxyHeader, detect_on_acceptor, need_more
 from ..protocols.websocket import HttpRefused, Upgraded, WebSocketServer
 from . import amqp_session, core_session, mqtt_session, openwire_session
-from .conn import ConnIO, Env, HandshakeTimeout, Oversize
+from .conn import ConnIO, Env, HandshakeTimeout, Oversize, Peered
 from .decide import MatchBudgetExceeded
 from .listeners import ListenerSpec
 
@@ -180,7 +180,7 @@ async def _unserved(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str) -> 
         pass
 
 
-def drop(io: ConnIO, env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -> None:
+def drop(io: Peered, env: Env, spec: ListenerSpec, reason: str, text: str, protocol: str) -> None:
     env.metrics.handshake_errors.inc(spec.name, reason)
     remote = io.peer.remote_address
     env.log.warning("closed", f"{remote} [{protocol}, {spec.name}]: {text}: connection closed",

@@ -24,7 +24,7 @@ class Deadlines:
     """``add(item)``: ``item.expire()`` is called ``delay`` seconds from now, unless
     ``discard(item)`` is called first. An item is in the queue at most once."""
 
-    __slots__ = ("_loop", "_delay", "_due", "_timer", "_armed", "_time")
+    __slots__ = ("_loop", "_delay", "_due", "_timer", "_armed", "_time", "due", "delay", "clock")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, delay: float) -> None:
         self._loop = loop
@@ -36,6 +36,10 @@ class Deadlines:
         self._due: dict[Expiring, float] = {}  # item -> loop time it expires at, in that order
         self._timer: asyncio.TimerHandle | None = None
         self._armed = 0.0  # when the timer was set to fire
+        # for a hot path that does add() inline: due[item] = clock() + delay, then arm() (see there)
+        self.due = self._due
+        self.delay = delay
+        self.clock = self._time
 
     def __len__(self) -> int:
         return len(self._due)
@@ -56,6 +60,13 @@ class Deadlines:
     def discard(self, item: Expiring) -> None:
         # the timer stays: if it was set for this item it finds nothing due and moves on
         self._due.pop(item, None)
+
+    def arm(self) -> None:
+        """What :meth:`add` does after adding when no timer is set. A hot path that adds inline calls it
+        when its item is the only one due: while anything else is due a timer is set (or, inside the
+        timer's own callback, set again when it returns)."""
+        if self._timer is None:
+            self._arm()
 
     def _arm(self) -> None:
         when = next(iter(self._due.values()))

@@ -26,7 +26,7 @@ from .conn import WAIT_FOR_DATA, ConnIO, Env, HandshakeTimeout, peer_address
 from .connection import Limits, serve_connection
 from .deadlines import Deadlines
 from .decide import Peer
-from .fast import DROPPED, Quick, answer_at_once
+from .fast import Quick
 from .listeners import ListenerSpec
 from .tls import sni_host
 
@@ -60,8 +60,8 @@ class Listener:
         self.linger_deadlines = Deadlines(loop, limits.linger)
         self.idle_deadlines: dict[float, Deadlines] = {}  # by idle limit (CORE: its connection TTLs)
         self.scratch: bytearray | None = None  # the read buffer all of its PROXY header gates share (proxy_gate)
-        # a plain hello that comes whole is answered without a session coroutine (.fast); not through
-        # TLS (the session reads the handshake's result) nor behind a PROXY header (see RedirectProtocol)
+        # a plain hello that comes whole is answered without a session coroutine (.fast, .fresh); not
+        # through TLS (the session reads the handshake's result) nor behind a PROXY header
         self.fast = not spec.tls
         self.answered_at_once = 0  # connections answered that way (tests read it; not a metric)
         self.quick = Quick(spec, env.metrics)  # what the fast path keeps per protocol
@@ -95,8 +95,8 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
     """One socket: asyncio's protocol and, for its session, the :class:`.conn.ConnIO` it reads
     and writes through (one object per connection, not two)."""
 
-    __slots__ = ("listener", "proxied", "_coro", "_waiting", "_future", "_deadlines", "_lingering", "_running",
-                 "_made", "_closed", "_fresh", "_draining")
+    __slots__ = ("listener", "proxied", "_coro", "_waiting", "_future", "_deadlines", "_key", "_lingering",
+                 "_running", "_made", "_closed")
 
     def __init__(self, listener: Listener, proxied: tuple[str, str] | None = None) -> None:
         ConnIO.__init__(self, listener.limits.max_frame_size)
@@ -109,13 +109,10 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         self._waiting = False  # the session waits for bytes
         self._future: asyncio.Future[Any] | None = None  # ... or for this future
         self._deadlines: Deadlines | None = None  # the queue that holds this connection's deadline
+        self._key: object = self  # what that queue holds it by: itself, or the .fresh socket it took over from
         self._lingering = False
         self._running = False
         self._closed = False
-        # no session yet: the first bytes may be answered at once (.fast); any other first event
-        # starts the session, which then sees exactly what it would have seen from the start
-        self._fresh = False
-        self._draining = False  # answered at once: only waiting for the client to close (or linger)
 
     # -- asyncio.Protocol -------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -141,29 +138,30 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
                 return
         self._deadlines = deadlines = listener.handshake_deadlines
         deadlines.add(self)
-        if listener.fast and self.proxied is None:
-            self._fresh = True  # the session starts with the first event that is not a plain hello
-            return
+        self._start()
+
+    def taken_over(self, transport: asyncio.BaseTransport, peer: Peer, deadlines: Deadlines | None,
+                   key: object) -> None:
+        """:meth:`connection_made` for a socket a :class:`.fresh.FreshConnection` hands over before its
+        first bytes are handled: counted already, its deadline in ``deadlines`` under ``key`` (None:
+        passed), and its session starts now."""
+        self.transport = transport  # type: ignore[assignment]
+        self._made = True
+        self.peer = peer
+        self._deadlines = deadlines
+        self._key = key
         self._start()
 
     def _start(self) -> None:
         """Start the session coroutine; it runs until it waits for the first bytes."""
-        self._fresh = False
         self._coro = serve_connection(self, self.listener.env, self.listener.spec)
         self._step(None)
 
     def data_received(self, data: bytes) -> None:
         if self._coro is None:
-            if self._fresh:
-                self._fresh = False
-                if self._answer_at_once(data):
-                    return
-                self._start()
-            elif not self._made:  # TLS after a PROXY header: bytes before connection_made, kept for the session
+            if not self._made:  # TLS after a PROXY header: bytes before connection_made, kept for the session
                 self.feed(data)
-                return
-            else:
-                return  # answered at once (the client's bytes are discarded), or closed
+            return  # closed
         self.feed(data)
         if self.idle_limit is not None and self._lingering and self._deadlines is not None:
             self._deadlines.discard(self)  # the client is alive: its silence starts again
@@ -172,11 +170,6 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
             self._step(None)
 
     def eof_received(self) -> bool:
-        if self._fresh:
-            self._start()
-        elif self._draining:
-            self._finish()  # the client has closed after the answer
-            return not self.listener.tls
         if self._coro is not None or not self._made:
             self.feed_eof()
             if self._waiting:
@@ -191,49 +184,11 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         if not self._made:  # lost during the TLS handshake after a PROXY header: the gate reports it
             self._closed = True
             return
-        if self._fresh:
-            self._start()
         self.feed_eof()
         if self._waiting:
             self._step(None, exc if isinstance(exc, (OSError, ssl.SSLError)) else None)
         if self._coro is None:
             self._finish()
-
-    # -- a plain hello, answered at once ------------------------------------------------------------
-    def _answer_at_once(self, data: bytes) -> bool:
-        """Answer ``data``, the first bytes, without a session when they are a whole plain hello
-        (:mod:`.fast`); then what the session's ``_close_cleanly`` does: half-close, discard what the
-        client still sends until it closes, within ``linger``. False: nothing done, start the session."""
-        listener = self.listener
-        answer = answer_at_once(self, data, listener.env, listener.spec, listener.quick)
-        if answer is None:
-            return False
-        listener.answered_at_once += 1
-        self.received = len(data)
-        if answer is DROPPED:
-            self._finish()
-            return True
-        # ConnIO.mark_answered, the driver's _linger and ConnIO.shut_write, inline: the answer in one
-        # write, the deadline moved to linger, a FIN (a TCP transport can always write one)
-        self.answered = True
-        self.budget = None
-        transport = self.transport
-        if transport.is_closing():
-            self._finish()
-            return True
-        transport.write(answer)
-        self._lingering = True
-        deadlines = listener.linger_deadlines
-        deadlines.take(self, self._deadlines)  # from the handshake's queue to linger's
-        self._deadlines = deadlines
-        try:
-            transport.write_eof()
-        except (OSError, RuntimeError):
-            self._finish()
-            return True
-        self.shut = True
-        self._draining = True
-        return True
 
     # -- driving the session ----------------------------------------------------------------------
     def _step(self, _arg: object = None, exc: BaseException | None = None) -> None:
@@ -292,20 +247,20 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
         limit - while the client sends something within that limit."""
         self._lingering = True
         if self._deadlines is not None:
-            self._deadlines.discard(self)
+            self._deadlines.discard(self._key)
             self._deadlines = None
+        self._key = self
         if not self.expired:
             self._deadlines = self.listener.deadlines_after_answer(self.idle_limit)
             self._deadlines.add(self)
 
+    def deadline_passed_for(self, key: object) -> None:
+        """The deadline this connection holds under ``key`` (see :meth:`taken_over`) has passed."""
+        if key is self._key:
+            self.expire()
+
     def expire(self) -> None:
         """The deadline has passed (called by the listener's :class:`.deadlines.Deadlines`)."""
-        if self._draining:
-            self._deadlines = None
-            self._finish()  # linger is over
-            return
-        if self._fresh:
-            self._start()
         self._deadlines = None
         self.expired = True
         if self._waiting:
@@ -319,7 +274,7 @@ class RedirectProtocol(ConnIO, asyncio.Protocol):
             return
         self._closed = True
         if self._deadlines is not None:
-            self._deadlines.discard(self)
+            self._deadlines.discard(self._key)
             self._deadlines = None
         if self._out:  # what the session queued (ConnIO.flush)
             try:

@@ -33,7 +33,7 @@ from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refu
 from ..protocols.mqtt_quick import QuickConnect, quick_connect
 from ..routing.router import OK
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
-from .conn import ConnIO, Env
+from .conn import Env, Peered
 from .connection import drop
 from .decide import Decision, MatchBudgetExceeded, route_fields, route_now
 from .listeners import ListenerSpec
@@ -57,12 +57,14 @@ class Quick:
         self.amqp = QuickSide(spec.name, "AMQP", metrics) if spec.allows("AMQP") else None
 
 
-def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
+def answer_at_once(io: Peered, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
     """The answer to ``data``, the connection's first bytes, when they hold a whole plain hello
     (routed, counted and logged); :data:`DROPPED` when routing ran out of its regex budget (logged as
     the session logs it: close the connection); None when the session must handle the connection
-    (nothing done). ``quick``: the listener's (its spec's) :class:`Quick`."""
-    if len(data) < NEEDED or (io.budget is not None and len(data) > io.budget) or env.auth.users is not None:
+    (nothing done). ``io``: the connection (its ``peer``); ``quick``: the listener's (its spec's)
+    :class:`Quick`."""
+    # env.max_frame_size: the session's read budget before its answer (ConnIO.budget)
+    if len(data) < NEEDED or len(data) > env.max_frame_size or env.auth.users is not None:
         return None  # auth.users set: --users-file (Authenticator.enabled)
     service = env.service
     monitor = env.monitor
@@ -127,7 +129,7 @@ def answer_at_once(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec, quick:
 _PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")
 
 
-def _routed(io: ConnIO, env: Env, side: QuickSide, client_id: str, username: str | None) -> Said:
+def _routed(io: Peered, env: Env, side: QuickSide, client_id: str, username: str | None) -> Said:
     """:func:`_route` (count the connection, route, count the answer, write the route line) where
     :data:`_PLAIN_KEYS` says: the user as it claims is the USER_NAME key (no ``--users-file``), and what
     follows from the engine's answer comes from its :class:`.said.Said`."""
@@ -135,10 +137,14 @@ def _routed(io: ConnIO, env: Env, side: QuickSide, client_id: str, username: str
     service = env.service
     router = service.router
     result = router.route_value(client_id, client_id if router.key_type == "CLIENT_ID" else username)
-    decision = service.answer(result)
-    said = side.known.get(id(decision))
-    if said is None or said.router is not router:
-        said = side.said(decision, router)
+    # what follows from the engine's answer, worked out once per target: service.answer(result) depends on
+    # the target alone (its own object while the engine hands it out), its locality and the status
+    target = result.target
+    said = side.known.get(id(target))
+    if (said is None or said.target is not target or said.router is not router or said.status != result.status
+            or said.local is not result.local):
+        said = side.said(result, service.answer(result), router)
+    decision = said.decision
     said.cell.n += 1
     key = result.key
     if key != result.key_value:
@@ -156,8 +162,8 @@ def _routed(io: ConnIO, env: Env, side: QuickSide, client_id: str, username: str
     return said
 
 
-def _answered(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str,
-              answer: Callable[[ConnIO, T, Env, ListenerSpec], bytes | None], hello: T) -> bytes | None:
+def _answered(io: Peered, env: Env, spec: ListenerSpec, protocol: str,
+              answer: Callable[[Peered, T, Env, ListenerSpec], bytes | None], hello: T) -> bytes | None:
     try:
         return answer(io, hello, env, spec)
     except ProtocolError:
@@ -167,7 +173,7 @@ def _answered(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str,
         return DROPPED
 
 
-def _route(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str, client_id: str | None,
+def _route(io: Peered, env: Env, spec: ListenerSpec, protocol: str, client_id: str | None,
            username: str | None) -> Decision:
     """What the session does from detection on: count the connection, take the user as it claims
     (no ``--users-file``), route."""
@@ -180,7 +186,7 @@ def _route(io: ConnIO, env: Env, spec: ListenerSpec, protocol: str, client_id: s
                      roles=identity.roles if identity else ())
 
 
-def _mqtt(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
+def _mqtt(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
     """mqtt_session.run for a CONNECT that came whole, of a shape the quick reader leaves to the codec
     (which raises ProtocolError for what it refuses)."""
     events = MqttServer(max_packet_size=env.max_frame_size).receive_data(data)
@@ -192,7 +198,7 @@ def _mqtt(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
                        env, spec)
 
 
-def _mqtt_quick(io: ConnIO, hello: QuickConnect, env: Env, spec: ListenerSpec) -> bytes | None:
+def _mqtt_quick(io: Peered, hello: QuickConnect, env: Env, spec: ListenerSpec) -> bytes | None:
     """mqtt_session.run from the CONNECT's facts."""
     level, clean_start, client_id, username = hello
     if not client_id:
@@ -207,7 +213,7 @@ def _mqtt_quick(io: ConnIO, hello: QuickConnect, env: Env, spec: ListenerSpec) -
     return refusal_connack(level, decision.status)  # MqttServer.refuse's
 
 
-def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
+def _amqp(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
     """amqp_session.run for the AMQP header (no SASL) and Open that came whole."""
     server = env.amqp.server()
     events = server.receive_data(data)
@@ -233,7 +239,7 @@ def _amqp(io: ConnIO, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
     return None
 
 
-def _amqp_quick(io: ConnIO, hello: QuickOpen, env: Env, spec: ListenerSpec) -> bytes:
+def _amqp_quick(io: Peered, hello: QuickOpen, env: Env, spec: ListenerSpec) -> bytes:
     """amqp_session.run from the short Open's facts (no SASL: the header was AMQP's)."""
     decision = _route(io, env, spec, "AMQP", hello.container_id, None)
     return amqp_answer(env.amqp.failure_open, env.router_name, decision.status, decision.host, decision.port)

@@ -28,16 +28,15 @@ from ..errors import ProtocolError
 from ..protocols.proxy import V2_MAX_LENGTH, ProxyHeaderDecoder, ProxyHeaderMissing, ProxyHeaderReceived
 from .conn import peer_address
 from .driver import Listener, RedirectProtocol
+from .fresh import fresh_factory
 
 _HANDSHAKES: set[asyncio.Task[None]] = set()  # TLS handshakes after a header, under way
 
 
 def new_protocol(listener: Listener) -> asyncio.BaseProtocol:
     """The protocol object for a new socket of ``listener``: a PROXY header first when its acceptor
-    expects one, else the session's own protocol."""
-    if listener.spec.proxy_protocol:
-        return ProxyGate(listener)
-    return RedirectProtocol(listener)
+    expects one, else the session's own protocol (on a plain listener, first a :class:`.fresh.FreshConnection`)."""
+    return protocol_factory(listener)()
 
 
 def protocol_factory(listener: Listener) -> Callable[[], asyncio.BaseProtocol]:
@@ -45,6 +44,8 @@ def protocol_factory(listener: Listener) -> Callable[[], asyncio.BaseProtocol]:
     (a listener's spec does not change while it listens)."""
     if listener.spec.proxy_protocol:
         return partial(ProxyGate, listener)
+    if not listener.spec.tls:
+        return fresh_factory(listener)  # a plain hello answered with the least Python (.fresh)
     return partial(RedirectProtocol, listener)
 
 

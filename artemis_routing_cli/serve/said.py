@@ -12,7 +12,8 @@ engine; only what follows from the engine's answer is kept.
 from __future__ import annotations
 
 from ..protocols.mqtt import redirect_connack, refusal_connack
-from ..routing.router import OK, Router
+from ..routing.router import OK, Router, RouteResult
+from ..routing.targets import Target
 from .decide import Decision
 from .metrics import Cell, Metrics
 
@@ -26,11 +27,17 @@ class Said:
     AMQ221085 / AMQ221086 line as :func:`.decide._account` writes it, for a connection without a
     PROXY header), the counter and the answers for one decision of ``router``."""
 
-    __slots__ = ("decision", "router", "pre", "mid", "post", "cell", "mqtt", "amqp")
+    __slots__ = ("decision", "router", "target", "status", "local", "pre", "mid", "post", "cell", "mqtt", "amqp")
 
-    def __init__(self, decision: Decision, router: Router, listener: str, protocol: str, metrics: Metrics) -> None:
-        self.decision = decision  # kept: the cache is keyed by its id, which stays its own while it lives
+    def __init__(self, decision: Decision, router: Router, listener: str, protocol: str, metrics: Metrics,
+                 result: RouteResult | None = None) -> None:
+        self.decision = decision
         self.router = router
+        # the engine's answer it follows from (RouterService.answer(result) is decision): the target is
+        # kept, so the cache keyed by its id finds this Said only for that very target
+        self.target: Target | None = result.target if result is not None else None
+        self.status = result.status if result is not None else None
+        self.local = result.local if result is not None else None
         name = router.name
         head = f"[{protocol}, {listener}, router {name}, {router.key_type} key "
         if decision.status == OK:
@@ -71,15 +78,14 @@ class QuickSide:
         self.listener = listener
         self.metrics = metrics
         self.connections = metrics.connections.cell(listener, protocol)
-        #: the Said of each decision by the decision's id (a hot path may look here first, then call
-        #: :meth:`said` when it finds none of ``router``)
+        #: the Said of each engine answer by the id of its target (a hot path looks here first and checks
+        #: it is of that very target, status, locality and router, then calls :meth:`said`)
         self.known: dict[int, Said] = {}
 
-    def said(self, decision: Decision, router: Router) -> Said:
-        said = self.known.get(id(decision))
-        if said is not None and said.router is router:
-            return said
+    def said(self, result: RouteResult, decision: Decision, router: Router) -> Said:
+        """The Said of ``decision``, what the router's service answers to the engine's ``result``."""
         if len(self.known) >= MAX_SAID:
             self.known.clear()
-        said = self.known[id(decision)] = Said(decision, router, self.listener, self.protocol, self.metrics)
+        said = self.known[id(result.target)] = Said(decision, router, self.listener, self.protocol, self.metrics,
+                                                    result)
         return said

@@ -4,6 +4,8 @@ decodes to the same facts, and nothing the codec refuses is accepted."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,7 +19,7 @@ from artemis_routing_cli.protocols.amqp import (
     ProtocolHeaderReceived,
     encode_open,
 )
-from artemis_routing_cli.protocols.amqp_quick import QuickOpen, quick_open
+from artemis_routing_cli.protocols.amqp_quick import SHORT_OPEN_HEADS, QuickOpen, quick_open
 from artemis_routing_cli.protocols.mqtt import (
     PROTOCOL_LEVEL_311,
     USER_PROPERTY,
@@ -25,7 +27,7 @@ from artemis_routing_cli.protocols.mqtt import (
     MqttServer,
     build_connect,
 )
-from artemis_routing_cli.protocols.mqtt_quick import QuickConnect, quick_connect
+from artemis_routing_cli.protocols.mqtt_quick import CLEAN_5_HEADS, QuickConnect, quick_connect
 from tests.protocols.mutation import mutated
 
 FUZZ = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -193,3 +195,49 @@ def test_random_open_bodies_read_quickly_equal_the_codec(data: bytes) -> None:
 @given(st.binary(max_size=300))
 def test_random_bytes_read_quickly_equal_the_amqp_codec(data: bytes) -> None:
     check_amqp(data)
+
+
+def _random_id(rng: random.Random, n: int, valid: bool) -> bytes:
+    """``n`` bytes: valid UTF-8 (some two-byte characters), or random bytes."""
+    if not valid:
+        return bytes(rng.randrange(256) for _ in range(n))
+    text = ""
+    while len(text.encode("utf-8")) < n:
+        text += rng.choice("abcXYZ019-_.\u00e9") if n - len(text.encode("utf-8")) >= 2 else "a"
+    return text.encode("utf-8")
+
+
+def test_the_commonest_connect_of_every_size_is_read_by_its_head_as_the_codec_reads_it() -> None:
+    """``CLEAN_5_HEADS``: the commonest CONNECT (MQTT 5, clean start, a client id only) by its size, what
+    ``build_connect`` writes for it; read with two comparisons, as the codec reads it, and its limit kept."""
+    rng = random.Random(21)
+    for n in range(0, 115):
+        for valid in (True, False):
+            client_id = _random_id(rng, n, valid)
+            data = build_connect("x" * n, keep_alive=rng.randrange(65536))
+            data = data[:15] + client_id
+            assert data[:10] == CLEAN_5_HEADS[len(data)][0] and data[12:15] == CLEAN_5_HEADS[len(data)][1]
+            quick = quick_connect(data, MQTT_LIMIT)
+            assert quick is not None and quick == full_connect(data)
+            assert quick_connect(data, len(data) - 3) is None  # over the packet limit: the codec's
+            for flags in (0x00, 0x80, 0x04, 0x03):  # other flags: the general read or the codec
+                other = data[:9] + bytes((flags,)) + data[10:]
+                check_mqtt(other)
+
+
+def test_the_commonest_open_of_every_size_is_read_by_its_head_as_the_codec_reads_it() -> None:
+    """``SHORT_OPEN_HEADS``: the commonest hello (header, an Open of a str8 container-id only) by its
+    size, what ``encode_open`` writes for it; read with one comparison, as the codec reads it (invalid
+    UTF-8: refused by both), and the frame limit kept."""
+    rng = random.Random(21)
+    for n in range(0, 253):
+        for valid in (True, False):
+            container_id = _random_id(rng, n, valid)
+            data = _open("x" * n)
+            data = data[:24] + container_id
+            assert data[:24] == SHORT_OPEN_HEADS[len(data)]
+            quick = quick_open(data, AMQP_LIMIT)
+            assert quick == full_open(data)
+            assert (quick is None) == (not valid and full_open(data) is None)
+            assert quick_open(data, len(data) - 9) is None  # over the frame limit: the codec's
+            assert quick_open(data, 0) == quick  # 0: no limit

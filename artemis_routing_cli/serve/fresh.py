@@ -1,0 +1,192 @@
+"""A socket of a plain listener (no TLS, no PROXY header) until its first bytes: the common redirect
+with the least Python per connection, and the full :class:`.driver.RedirectProtocol` for the rest.
+
+Most connections are one hello that arrives whole, one answer, then the client closes. For them
+:class:`FreshConnection` is the socket's protocol from start to end: made without an ``__init__``
+(the listener is its class's attribute: one class per listener), its handshake deadline in the
+listener's queue, the hello answered within the read that delivered it by :func:`.fast.answer_at_once`
+- which routes, counts and logs exactly as the session would - then the session's discipline after an
+answer: FIN, the client's further bytes read and dropped until it closes, within ``linger``.
+
+Anything else - first bytes that :func:`.fast.answer_at_once` declines, the end of the stream, a lost
+connection or the handshake deadline before any byte, or the fast path switched off
+(``Listener.fast``) - hands the socket over to a :class:`.driver.RedirectProtocol` (``set_protocol``)
+that starts its session at once and gets that very event: it then sees what it would have seen from
+the start. The deadline is not set again: the hand-over keeps this object in the handshake queue and
+passes its expiry on (:meth:`FreshConnection.expire`), so every connection stays bounded by the
+deadline its socket got when it was made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+
+from .conn import peer_address
+from .deadlines import Deadlines
+from .decide import Peer
+from .driver import Listener, RedirectProtocol
+from .fast import DROPPED, answer_at_once
+
+#: tuple.__new__: a Peer from its four fields without the Python-level __new__ of a NamedTuple
+_new_peer = tuple.__new__
+
+# FreshConnection._state
+FRESH = 0  # made, nothing read yet
+DRAINING = 1  # answered at once: only waiting for the client to close (or linger)
+HANDED = 2  # handed over to a RedirectProtocol (_next)
+CLOSED = 3
+
+
+class FreshConnection(asyncio.Protocol):
+    """One socket of a plain listener until it needs a session (see the module). Subclassed once per
+    listener (:func:`fresh_factory`), which sets :attr:`listener`."""
+
+    __slots__ = ("transport", "peer", "_state", "_next", "_deadlines")
+
+    listener: Listener  # set on the listener's subclass
+
+    # -- asyncio.Protocol ---------------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        listener = self.listener
+        self.transport = transport  # type: ignore[assignment]  # uvloop's transports do not subclass asyncio's
+        self._next: RedirectProtocol | None = None
+        name = transport.get_extra_info("peername")
+        if type(name) is tuple and len(name) == 2:  # IPv4: peer_address's first case, without the call
+            address = f"/{name[0]}:{name[1]}"
+        else:
+            address = peer_address(name, listener.native, listener.broker)
+        self.peer: Peer = _new_peer(Peer, (listener.name, address, None, None))  # Peer(listener.name, address)
+        listener.open += 1  # Listener.over_limit, without the call when under the limit
+        if listener.open > listener.allowed:
+            listener.open -= 1
+            if listener.over_limit(address):
+                self._deadlines: Deadlines | None = None
+                self._state = FRESH
+                self._finish()
+                return
+        self._deadlines = deadlines = listener.handshake_deadlines
+        due = deadlines.due  # deadlines.add(self), inline
+        due[self] = deadlines.clock() + deadlines.delay
+        if len(due) == 1:
+            deadlines.arm()
+        self._state = FRESH
+        if not listener.fast:
+            self._hand_over()
+
+    def data_received(self, data: bytes) -> None:
+        state = self._state
+        if state == FRESH:
+            listener = self.listener
+            answer = answer_at_once(self, data, listener.env, listener.spec, listener.quick)  # type: ignore[arg-type]
+            if answer is None:
+                self._hand_over().data_received(data)
+                return
+            listener.answered_at_once += 1
+            if answer is DROPPED:
+                self._finish()
+                return
+            # what the session's _close_cleanly does: the answer in one write, the deadline moved to
+            # linger, a FIN (a TCP transport can always write one)
+            transport = self.transport
+            if transport.is_closing():
+                self._finish()
+                return
+            transport.write(answer)
+            self._state = DRAINING
+            # the deadline from the handshake's queue to linger's (Deadlines.take, inline)
+            self._deadlines.due.pop(self, None)  # type: ignore[union-attr]  # set while FRESH
+            self._deadlines = deadlines = listener.linger_deadlines
+            due = deadlines.due
+            due[self] = deadlines.clock() + deadlines.delay
+            if len(due) == 1:
+                deadlines.arm()
+            try:
+                transport.write_eof()
+            except (OSError, RuntimeError):
+                self._finish()
+        elif state == HANDED:  # not after set_protocol; kept for a transport that calls on regardless
+            assert self._next is not None
+            self._next.data_received(data)
+        # DRAINING: the client's bytes after the answer are discarded; CLOSED: nothing to do
+
+    def eof_received(self) -> bool:
+        state = self._state
+        if state == DRAINING:  # the client has closed after the answer: _finish, inline
+            self._state = CLOSED
+            self._deadlines.due.pop(self, None)  # type: ignore[union-attr]  # set while DRAINING
+            self._deadlines = None
+            try:
+                self.transport.close()
+            except (ConnectionError, OSError, RuntimeError):
+                pass
+            self.listener.open -= 1
+            return True
+        if state == FRESH:
+            return bool(self._hand_over().eof_received())
+        if state == HANDED:
+            assert self._next is not None
+            return bool(self._next.eof_received())
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        state = self._state
+        if state == CLOSED:
+            return  # the usual end: closed after the client's EOF
+        if state == FRESH:
+            self._hand_over().connection_lost(exc)
+        elif state == DRAINING:
+            self._finish()
+        else:
+            assert self._next is not None
+            self._next.connection_lost(exc)
+
+    # -- the listener's deadlines ---------------------------------------------------------------------
+    def expire(self) -> None:
+        """The deadline has passed (called by the listener's :class:`.deadlines.Deadlines`)."""
+        state = self._state
+        self._deadlines = None
+        if state == DRAINING:
+            self._finish()  # linger is over
+        elif state == FRESH:
+            self._hand_over().expire()
+        elif state == HANDED:  # the session still waits under the deadline it took over
+            assert self._next is not None
+            self._next.deadline_passed_for(self)
+
+    @property
+    def received(self) -> int:
+        """Bytes read so far (before the answer; the session's count once handed over)."""
+        return self._next.received if self._next is not None else 0
+
+    # -- hand-over and closing ------------------------------------------------------------------------
+    def _hand_over(self) -> RedirectProtocol:
+        """Give the socket to a :class:`.driver.RedirectProtocol` whose session starts now, under this
+        socket's handshake deadline (this object stays in the queue and passes the expiry on)."""
+        redirect = RedirectProtocol(self.listener)
+        self._state = HANDED
+        self._next = redirect
+        transport = self.transport
+        transport.set_protocol(redirect)
+        redirect.taken_over(transport, self.peer, self._deadlines, self)
+        return redirect
+
+    def _finish(self) -> None:
+        if self._state == CLOSED:
+            return
+        self._state = CLOSED
+        deadlines = self._deadlines
+        if deadlines is not None:
+            deadlines.discard(self)
+            self._deadlines = None
+        try:
+            self.transport.close()
+        except (ConnectionError, OSError, ssl.SSLError, RuntimeError):
+            pass
+        self.listener.open -= 1
+
+
+def fresh_factory(listener: Listener) -> type[FreshConnection]:
+    """The protocol class of ``listener``'s sockets: :class:`FreshConnection` with the listener set on
+    the class, so that making one per socket runs no Python."""
+    return type("FreshConnection", (FreshConnection,), {"__slots__": (), "listener": listener})
