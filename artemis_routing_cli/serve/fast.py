@@ -23,7 +23,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from ..errors import ProtocolError
 from ..protocols.amqp import AMQP_HEADER, OpenReceived, ProtocolHeaderReceived
@@ -35,10 +35,10 @@ from ..routing.router import OK
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import Env, Peered
 from .connection import drop
-from .decide import Decision, MatchBudgetExceeded, route_fields, route_now
+from .decide import Decision, MatchBudgetExceeded, Peer, route_fields, route_now
 from .listeners import ListenerSpec
 from .metrics import Metrics
-from .said import QuickSide, Said
+from .said import QuickSide
 
 T = TypeVar("T")
 
@@ -57,56 +57,100 @@ class Quick:
         self.amqp = QuickSide(spec.name, "AMQP", metrics) if spec.allows("AMQP") else None
 
 
-def answer_at_once(io: Peered, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
+class Fresh(Protocol):
+    """A connection as :func:`answer_at_once` needs it (a :class:`.fresh.FreshConnection`): where it comes
+    from, and that address as the route line shows it (the broker's getRemoteAddress(), no "/")."""
+
+    peer: Peer
+    address: str
+
+
+def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
     """The answer to ``data``, the connection's first bytes, when they hold a whole plain hello
     (routed, counted and logged); :data:`DROPPED` when routing ran out of its regex budget (logged as
     the session logs it: close the connection); None when the session must handle the connection
-    (nothing done). ``io``: the connection (its ``peer``); ``quick``: the listener's (its spec's)
-    :class:`Quick`."""
+    (nothing done). ``io``: the connection, never behind a PROXY header; ``quick``: the listener's
+    (its spec's) :class:`Quick`."""
     # env.max_frame_size: the session's read budget before its answer (ConnIO.budget)
     if len(data) < NEEDED or len(data) > env.max_frame_size or env.auth.users is not None:
         return None  # auth.users set: --users-file (Authenticator.enabled)
     service = env.service
     monitor = env.monitor
-    if service.store is not None or (monitor.checker is not None and monitor.below_quorum(service.router)):
+    router = service.router
+    if service.store is not None or (monitor.checker is not None and monitor.below_quorum(router)):
         return None  # can_route_now, inline (checker set: monitor.enabled)
     # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
     # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
     # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
+    # Where the key type is one of _PLAIN_KEYS and no regex is to be bounded (no key-filter, no
+    # local-target-filter: both can be set through management, so they are asked each time) and no
+    # trace, the engine's answer is Router.route_value's; otherwise _answered does what the session does.
     first = data[0]
+    level = 0  # MQTT: the CONNECT's protocol level; 0: AMQP
     if first == 0x10:
         side = quick.mqtt
-        if side is not None:
-            connect = quick_connect(data, env.max_frame_size)
-            if connect is not None:
-                router = service.router
-                if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
-                        or router.key_type not in _PLAIN_KEYS or io.peer.via is not None):
-                    return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
-                level, clean_start, client_id, username = connect
-                if not client_id:
-                    if not clean_start:
-                        return None  # rejected before the user check: the session's answer and log line
-                    client_id = str(uuid.uuid4())
-                said = _routed(io, env, side, client_id, username)
-                answer = said.mqtt.get(level)
-                return answer if answer is not None else said.connack(level)
+        connect = quick_connect(data, env.max_frame_size) if side is not None else None
+        if connect is None:
+            return _detected(io, data, env, spec)
+        if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
+                or router.key_type not in _PLAIN_KEYS):
+            return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
+        level, clean_start, client_id, username = connect
+        if not client_id:
+            if not clean_start:
+                return None  # rejected before the user check: the session's answer and log line
+            client_id = str(uuid.uuid4())
     elif first == 0x41:  # b"A"
         side = quick.amqp
-        if side is not None:
-            opened = quick_open(data, env.amqp.max_frame_size)
-            if opened is not None:
-                router = service.router
-                if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
-                        or router.key_type not in _PLAIN_KEYS or io.peer.via is not None):
-                    return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
-                said = _routed(io, env, side, opened.container_id, None)
-                answer = said.amqp
-                if answer is None:
-                    decision = said.decision
-                    answer = said.amqp = amqp_answer(env.amqp.failure_open, env.router_name, decision.status,
-                                                     decision.host, decision.port)
-                return answer
+        opened = quick_open(data, env.amqp.max_frame_size) if side is not None else None
+        if opened is None:
+            return _detected(io, data, env, spec)
+        if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
+                or router.key_type not in _PLAIN_KEYS):
+            return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
+        client_id = opened.container_id
+        username = None
+    else:
+        return _detected(io, data, env, spec)
+    assert side is not None
+    # _route's work (count the connection, route, count the answer, write the route line) for a plain
+    # router: the user as it claims is the USER_NAME key (no --users-file), and what follows from the
+    # engine's answer comes from its Said, worked out once per target: service.answer(result) depends on
+    # the target alone (its own object while the engine hands it out), its locality and the status
+    side.connections.n += 1
+    result = router.route_value(client_id, client_id if router.key_type == "CLIENT_ID" else username)
+    target = result.target
+    said = side.known.get(id(target))
+    if (said is None or said.target is not target or said.router is not router or said.status != result.status
+            or said.local is not result.local):
+        said = side.said(result, service.answer(result), router)
+    said.cell.n += 1
+    key = result.key
+    if key != result.key_value:
+        key = f"{key} -> {result.key_value}"
+    log = env.log
+    if log.structured:
+        log.info("route", f"{said.pre}{io.address}{said.mid}{key!r}{said.post}",
+                 **route_fields(result, said.decision, router, io.peer, side.protocol))
+    else:
+        log.route_line(said.pre, io.address, said.mid, key, said.post)
+    if level:
+        answer = said.mqtt.get(level)
+        return answer if answer is not None else said.connack(level)
+    answer = said.amqp
+    if answer is None:
+        decision = said.decision
+        answer = said.amqp = amqp_answer(env.amqp.failure_open, env.router_name, decision.status,
+                                         decision.host, decision.port)
+    return answer
+
+
+#: The key types answer_at_once routes through :meth:`Router.route_value` (see there).
+_PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")
+
+
+def _detected(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:
+    """A hello the quick readers leave: detection as the acceptor does it, then the codec."""
     try:
         protocol = detect_on_acceptor(data, spec.protocols)
     except ProtocolError:
@@ -120,46 +164,6 @@ def answer_at_once(io: Peered, data: bytes, env: Env, spec: ListenerSpec, quick:
     if not spec.allows(protocol):
         return None
     return _answered(io, env, spec, protocol, answer, data)
-
-
-#: The key types :func:`_routed` takes from the hello. It runs where the engine's answer comes from
-#: :meth:`Router.route_value` with no regex to bound (no key-filter, no local-target-filter: both can
-#: be set through management, so they are asked each time; no trace) and the route line has no PROXY
-#: part; otherwise :func:`_answered` does what the session does.
-_PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")
-
-
-def _routed(io: Peered, env: Env, side: QuickSide, client_id: str, username: str | None) -> Said:
-    """:func:`_route` (count the connection, route, count the answer, write the route line) where
-    :data:`_PLAIN_KEYS` says: the user as it claims is the USER_NAME key (no ``--users-file``), and what
-    follows from the engine's answer comes from its :class:`.said.Said`."""
-    side.connections.n += 1
-    service = env.service
-    router = service.router
-    result = router.route_value(client_id, client_id if router.key_type == "CLIENT_ID" else username)
-    # what follows from the engine's answer, worked out once per target: service.answer(result) depends on
-    # the target alone (its own object while the engine hands it out), its locality and the status
-    target = result.target
-    said = side.known.get(id(target))
-    if (said is None or said.target is not target or said.router is not router or said.status != result.status
-            or said.local is not result.local):
-        said = side.said(result, service.answer(result), router)
-    decision = said.decision
-    said.cell.n += 1
-    key = result.key
-    if key != result.key_value:
-        key = f"{key} -> {result.key_value}"
-    peer = io.peer
-    address = peer.remote_address
-    if address[:1] == "/":
-        address = address[1:]  # the broker's line names getRemoteAddress(): no "/"
-    log = env.log
-    if log.structured:
-        log.info("route", f"{said.pre}{address}{said.mid}{key!r}{said.post}",
-                 **route_fields(result, decision, router, peer, side.protocol))
-    else:
-        log.info_line("route", f"{said.pre}{address}{said.mid}{key!r}{said.post}")
-    return said
 
 
 def _answered(io: Peered, env: Env, spec: ListenerSpec, protocol: str,

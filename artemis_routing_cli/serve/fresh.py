@@ -42,7 +42,7 @@ class FreshConnection(asyncio.Protocol):
     """One socket of a plain listener until it needs a session (see the module). Subclassed once per
     listener (:func:`fresh_factory`), which sets :attr:`listener`."""
 
-    __slots__ = ("transport", "peer", "_state", "_next", "_deadlines")
+    __slots__ = ("transport", "address", "_remote", "_peer", "_state", "_next", "_deadlines")
 
     listener: Listener  # set on the listener's subclass
 
@@ -51,16 +51,18 @@ class FreshConnection(asyncio.Protocol):
         listener = self.listener
         self.transport = transport  # type: ignore[assignment]  # uvloop's transports do not subclass asyncio's
         self._next: RedirectProtocol | None = None
+        self._peer: Peer | None = None  # made when asked for (peer): the usual redirect needs only address
         name = transport.get_extra_info("peername")
         if type(name) is tuple and len(name) == 2:  # IPv4: peer_address's first case, without the call
-            address = f"/{name[0]}:{name[1]}"
+            self.address = f"{name[0]}:{name[1]}"
+            self._remote: str | None = None  # "/" + address
         else:
-            address = peer_address(name, listener.native, listener.broker)
-        self.peer: Peer = _new_peer(Peer, (listener.name, address, None, None))  # Peer(listener.name, address)
+            remote = self._remote = peer_address(name, listener.native, listener.broker)
+            self.address = remote[1:] if remote[:1] == "/" else remote
         listener.open += 1  # Listener.over_limit, without the call when under the limit
         if listener.open > listener.allowed:
             listener.open -= 1
-            if listener.over_limit(address):
+            if listener.over_limit(self.peer.remote_address):
                 self._deadlines: Deadlines | None = None
                 self._state = FRESH
                 self._finish()
@@ -153,6 +155,16 @@ class FreshConnection(asyncio.Protocol):
         elif state == HANDED:  # the session still waits under the deadline it took over
             assert self._next is not None
             self._next.deadline_passed_for(self)
+
+    @property
+    def peer(self) -> Peer:
+        """Where the connection comes from, as the session's ConnIO.peer (no TLS, no PROXY header)."""
+        peer = self._peer
+        if peer is None:
+            remote = self._remote
+            peer = self._peer = _new_peer(Peer, (self.listener.name, "/" + self.address if remote is None else remote,
+                                                 None, None))  # Peer(listener, remote address)
+        return peer
 
     @property
     def received(self) -> int:

@@ -158,6 +158,19 @@ class ServeLog:
         else:
             self._queue(f"{stamp} INFO  {message}\n")  # type: ignore[misc]  # set with _pending
 
+    def route_line(self, pre: str, address: str, mid: str, key: str, post: str) -> None:
+        """``info_line("route", f"{pre}{address}{mid}{key!r}{post}")``, the text line built in one step."""
+        pending = self._pending
+        if pending is None:
+            self.log("info", "route", f"{pre}{address}{mid}{key!r}{post}")
+            return
+        now = time.time()
+        stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+        if len(pending) < self._bound:
+            pending.append(f"{stamp} INFO  {pre}{address}{mid}{key!r}{post}\n")
+        else:
+            self._queue(f"{stamp} INFO  {pre}{address}{mid}{key!r}{post}\n")  # type: ignore[misc]  # set with _pending
+
     def warning(self, event: str, message: str, **fields: object) -> None:
         self.log("warn", event, message, **fields)
 

@@ -83,3 +83,31 @@ def test_info_line_without_the_background_writer_is_info():
     log = ServeLog("json", stream=io.StringIO(), sink=records.append)
     log.info_line("route", "AMQ221085: Route x")
     assert [(r["level"], r["event"], r["message"]) for r in records] == [("info", "route", "AMQ221085: Route x")]
+
+
+def test_route_line_writes_what_info_line_writes_and_is_bounded_as_it_is():
+    out_info, out_route = io.StringIO(), io.StringIO()
+    by_info = ServeLog("text", writer=BackgroundWriter(out_info))
+    by_route = ServeLog("text", writer=BackgroundWriter(out_route))
+    keys = ["FOO1", "it's", 'a"b', "\u00e9\n\\x"]
+    for i in range(100):
+        key = keys[i % len(keys)]
+        by_info.info_line("route", f"AMQ221085: Route 127.0.0.1:{i} to t1 [MQTT, l, router r, CLIENT_ID key {key!r}]")
+        by_route.route_line("AMQ221085: Route ", f"127.0.0.1:{i}", " to t1 [MQTT, l, router r, CLIENT_ID key ", key,
+                            "]")
+    by_info.close()
+    by_route.close()
+    without_stamp = [line.partition(" ")[2].partition(" ")[2] for line in out_route.getvalue().splitlines()]
+    assert without_stamp == [line.partition(" ")[2].partition(" ")[2] for line in out_info.getvalue().splitlines()]
+    assert len(without_stamp) == 100
+    stream = GatedStream()
+    writer = BackgroundWriter(stream, interval=0.001, max_pending=3)
+    log = ServeLog("text", writer=writer)
+    log.route_line("", "a", "", "k", "")
+    assert stream.entered.wait(HANG_GUARD)
+    for text in "bcdef":
+        log.route_line("", text, "", "k", "")
+    assert writer.dropped == 2 and len(writer.pending) == 3
+    stream.gate.set()
+    writer.close()
+    assert stream.getvalue().splitlines()[4] == "arouter: 2 log line(s) dropped: stderr was not read fast enough"
