@@ -101,3 +101,20 @@ def test_with_the_fast_path_off_every_socket_goes_to_the_session_at_once(serve):
     assert running.call(lambda: listener_of(running).answered_at_once) == 0
     until(running, lambda: running.server.metrics.get("arouter_connections_open", listener="listen-1") == 0,
           "the socket closed")
+
+
+@on_both_loops
+def test_a_socket_reset_before_its_first_byte_is_uncounted_without_an_error(serve):
+    import struct
+
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS))
+    sock = socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD)
+    until(running, lambda: len(listener_of(running).handshake_deadlines) == 1, "the socket's deadline")
+    assert [(kind, state) for kind, state, _due in handshake_queue(running)] == [("FreshConnection", "fresh")]
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()  # a reset: the server's socket is lost without an end of stream
+    until(running, lambda: running.server.metrics.get("arouter_connections_open", listener="listen-1") == 0,
+          "the socket closed")
+    assert handshake_queue(running) == []
+    assert running.routes() == []
+    assert not [r for r in running.records if r["event"] == "internal"]
