@@ -49,14 +49,6 @@ class Deadlines:
         if self._timer is None:
             self._arm()
 
-    def take(self, item: Expiring, other: Deadlines | None) -> None:
-        """``other.discard(item)`` (when given), then ``add(item)``: a deadline moved here in one call."""
-        if other is not None:
-            other._due.pop(item, None)
-        self._due[item] = self._time() + self._delay
-        if self._timer is None:
-            self._arm()
-
     def discard(self, item: Expiring) -> None:
         # the timer stays: if it was set for this item it finds nothing due and moves on
         self._due.pop(item, None)

@@ -89,3 +89,33 @@ def test_an_item_that_fails_to_expire_does_not_stop_the_others(loop_name):
         assert errors == ["bad failed"]
 
     run(loop_name, scenario)
+
+
+def add_inline(queue: Deadlines, item: Item) -> None:
+    """What serve/fresh.py does instead of ``queue.add(item)``."""
+    due = queue.due
+    due[item] = queue.clock() + queue.delay
+    if len(due) == 1:
+        queue.arm()
+
+
+@pytest.mark.parametrize("loop_name", EVENT_LOOPS)
+def test_items_added_inline_expire_as_added_ones_do_after_emptying_discards_and_expiries(loop_name):
+    async def scenario(loop: asyncio.AbstractEventLoop) -> None:
+        expired: list[str] = []
+        queue = Deadlines(loop, DELAY)
+        gone = Item("gone", expired)
+        add_inline(queue, gone)
+        queue.discard(gone)  # emptied: the timer set for it stays
+        first: asyncio.Future[None] = loop.create_future()
+        add_inline(queue, Item("first", expired, first))  # alone again: arm() finds that timer set
+        add_inline(queue, Item("second", expired))
+        await first
+        third: asyncio.Future[None] = loop.create_future()
+        queue.add(Item("added", expired))
+        add_inline(queue, Item("third", expired, third))
+        await third
+        assert expired == ["first", "second", "added", "third"]
+        assert len(queue) == 0
+
+    run(loop_name, scenario)
