@@ -9,8 +9,9 @@ CDATA section or a text node that ends where a comment or CDATA section begins.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
+from operator import attrgetter
 
 from lxml import etree
 
@@ -21,6 +22,7 @@ from .positions import Locator
 # tag -> local name, for the tags met (a document has few distinct ones; bounded all the same)
 _LOCAL_NAMES: dict[str, str] = {}
 _MAX_NAMES = 4096
+_TAG = attrgetter("tag")
 
 
 def _local_name(tag: str) -> str:
@@ -97,6 +99,30 @@ class ChildFields(Mapping[str, FieldValue]):
     __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated", "_direct")
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
+        children = el[:]  # every child node, comments and PIs too
+        names = list(map(_LOCAL_NAMES.get, map(_TAG, children)))  # None: not an element, or a new name
+        first = dict(zip(names, children, strict=True))
+        if len(first) != len(names) or None in first:
+            # a comment or PI, a name met for the first time, or a name written twice: one child at a time
+            self._read_slowly(el)
+        else:  # the common case, worked out in C: each child an element with a name of its own
+            self._first = first
+            self._repeated = False
+            if any(map(len, children)):
+                self._nested = True
+                # names whose first child comes no later than the first child with children of its own:
+                # no earlier subtree can hold a descendant of that name, so that child is the first one
+                self._direct = next(i for i, child in enumerate(children, 1) if len(child))
+            else:
+                self._nested = False
+                self._direct = len(first)
+        self._count: dict[str, int] | None = None  # counted when some name repeats and is asked for
+        self._el = el
+        self._values: dict[str, FieldValue] = {}
+        self._locator = locator
+
+    def _read_slowly(self, el: etree._Element) -> None:
+        """``_first``, ``_repeated``, ``_nested`` and ``_direct`` for any children."""
         first: dict[str, etree._Element] = {}
         nested = False
         children = direct = 0
@@ -113,14 +139,8 @@ class ChildFields(Mapping[str, FieldValue]):
                 nested = True
                 direct = len(first)
         self._first = first
-        # names whose first child comes no later than the first child with children of its own:
-        # no earlier subtree can hold a descendant of that name, so that child is the first one
         self._direct = direct if nested else len(first)
         self._repeated = children != len(first)
-        self._count: dict[str, int] | None = None  # counted when some name repeats and is asked for
-        self._el = el
-        self._values: dict[str, FieldValue] = {}
-        self._locator = locator
         self._nested = nested  # whether some child has children (comments count) of its own
 
     def _counts(self) -> dict[str, int]:
@@ -141,6 +161,12 @@ class ChildFields(Mapping[str, FieldValue]):
     def element(self, name: str) -> etree._Element | None:
         """The first child element called ``name`` (any namespace), or None."""
         return self._first.get(name)
+
+    def children(self) -> Iterable[tuple[str, etree._Element]]:
+        """Every child element with its local name, in document order (repeated names included)."""
+        if not self._repeated:
+            return self._first.items()
+        return [(local(child), child) for child in self._el.iterchildren(etree.Element)]
 
     def count(self, name: str) -> int:
         """How many child elements are called ``name`` (0 when none)."""
@@ -190,17 +216,22 @@ class Reader:
     """Reads one element's settings as the broker does (getElementsByTagName(..).item(0), trimmed
     with String.trim), remembering where each came from."""
 
+    __slots__ = ("el", "locator", "fields", "_first", "_nested")
+
     def __init__(self, el: etree._Element, locator: Locator) -> None:
         self.el = el
         self.locator = locator
-        self.fields = ChildFields(el, locator)
+        fields = self.fields = ChildFields(el, locator)
         # Without grandchildren the descendants are the children: their first occurrences are known.
         # Otherwise each name asked for is looked up once, below, and remembered.
-        fields = self.fields
-        self._first: dict[str, etree._Element | None] = (  # type: ignore[assignment]
-            fields._first if not fields._nested
-            else dict(islice(fields._first.items(), fields._direct)) if fields._direct else {})
-        self._nested = self.fields._nested
+        if fields._nested:
+            self._nested = True
+            direct = fields._direct
+            self._first: dict[str, etree._Element | None] = (  # type: ignore[assignment]
+                dict(islice(fields._first.items(), direct)) if direct else {})
+        else:
+            self._nested = False
+            self._first = fields._first  # type: ignore[assignment]  (read only: nothing is added to it)
 
     def element(self, name: str) -> etree._Element | None:
         """The first descendant called ``name`` (getElementsByTagName(name).item(0)), or None."""

@@ -76,11 +76,16 @@ class _Context:
         out: dict[str, values.Number | str | None] = {}
         string = r.string
         for row in rows:
-            text = string(row.element)
+            name = row.element
+            text = string(name)
             if text is None:
                 continue
+            parse = row.parse
+            if parse == "nonempty" and text or parse == "choice" and text in row.choices:
+                out[name] = text  # the everyday case: a value the broker takes as it is
+                continue
             value, problem = values.judge(row, text)
-            out[row.element] = value
+            out[name] = value
             if problem is not None and record and values.schema_accepts(row, text):
                 where = r.element(row.element)
                 pos = self.loc.locate(where) if where is not None else self.loc.locate(r.el)
@@ -269,8 +274,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         allow_direct = False
         discovery: str | None = None
         discovery_pos: Pos | None = None
-        for child in child_elements(el):
-            kind = local(child)
+        for kind, child in r.fields.children():
             if kind == "discovery-group-ref":
                 discovery = child.get("discovery-group-name")
                 discovery_pos = loc.locate(child)
@@ -334,8 +338,7 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
     policies: list[Policy] = []
     pools: list[Pool] = []
     cache: Cache | None = None
-    for child in child_elements(el):
-        kind = local(child)
+    for kind, child in r.fields.children():
         if kind == "policy":
             props, where = _properties(child, loc)
             policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
@@ -370,8 +373,7 @@ def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
     static_pos: tuple[Pos, ...] = ()
     static_empty: tuple[bool, ...] = ()
     discovery: str | None = None
-    for child in child_elements(el):
-        kind = local(child)
+    for kind, child in r.fields.children():
         if kind == "discovery-group-ref":
             discovery = child.get("discovery-group-name")
         elif kind == "static-connectors":
@@ -399,27 +401,31 @@ def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
 def _divert(el: etree._Element, ctx: _Context) -> Divert:
     loc = ctx.loc
     r = Reader(el, loc)
+    fields = r.fields
     name = el.get("name") or ""
     found = ctx.judge(r, values.DIVERT, f"divert {name}")
-    filter_el = r.fields.element("filter")
+    filter_el = fields.element("filter")
     transformer: Transformer | None = None
-    t_el = r.fields.element("transformer")
+    t_el = fields.element("transformer")
     if t_el is not None:
         tr = Reader(t_el, loc)
         props, _ = _properties(t_el, loc)
         transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
-    elif r.string("transformer-class-name"):
-        transformer = Transformer(r.string("transformer-class-name"))
+    else:
+        class_name = r.string("transformer-class-name")
+        if class_name:
+            transformer = Transformer(class_name)
+    exclusive = r.string("exclusive")
     return Divert(
-        name=name,
-        pos=loc.locate(el),
-        address=_text(found, "address"),
-        forwarding_address=_text(found, "forwarding-address"),
-        exclusive=r.boolean("exclusive", False),
-        filter=filter_el.get("string") if filter_el is not None else None,
-        filter_pos=loc.locate(filter_el) if filter_el is not None else None,
-        routing_name=r.string("routing-name"),
-        routing_type=_text(found, "routing-type", "STRIP") or "",
-        transformer=transformer,
-        fields=r.fields,
+        name,
+        loc.locate(el),
+        found.get("address"),  # type: ignore[arg-type]  (text rows: the text or None)
+        found.get("forwarding-address"),  # type: ignore[arg-type]
+        False if exclusive is None else java_bool(exclusive),
+        filter_el.get("string") if filter_el is not None else None,
+        loc.locate(filter_el) if filter_el is not None else None,
+        r.string("routing-name"),
+        found.get("routing-type", "STRIP") or "",  # type: ignore[arg-type]
+        transformer,
+        fields,
     )
