@@ -411,7 +411,13 @@ def _plain_host(host: str) -> bool:
     if _HOSTNAME.fullmatch(host):
         return True
     quad = _QUAD.fullmatch(host)
-    return quad is not None and all(bounded_int(part) <= 255 for part in quad.groups())
+    if quad is None:
+        return False
+    for part in quad.groups():  # a byte: at most 255 once leading zeros are dropped (compared as text)
+        digits = part.lstrip("0")
+        if len(digits) > 3 or len(digits) == 3 and digits > "255":
+            return False
+    return True
 
 
 def parse_java_uri(text: str) -> JavaUri:
@@ -420,7 +426,7 @@ def parse_java_uri(text: str) -> JavaUri:
     if m is not None and _plain_host(m.group(2)):
         host, port = m.group(2), m.group(3)
         authority = text[len(m.group(1)) + 3:m.end(3) if port is not None else m.end(2)]
-        return JavaUri(m.group(1), authority, None, host, bounded_int(port) if port else -1, "", m.group(4), None)
+        return JavaUri(m.group(1), authority, None, host, int(port) if port else -1, "", m.group(4), None)
     try:
         return _Parser(text).parse()
     except _Fail as exc:

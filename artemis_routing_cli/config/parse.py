@@ -377,10 +377,14 @@ def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
         if kind == "discovery-group-ref":
             discovery = child.get("discovery-group-name")
         elif kind == "static-connectors":
-            refs = static_refs(child, ctx.cdata)
-            static = tuple(value or "" for value, _ in refs)
-            static_pos = tuple(loc.locate(ref) for _, ref in refs)
-            static_empty = tuple(value is None for value, _ in refs)
+            names: list[str] = []
+            places: list[Pos] = []
+            empty: list[bool] = []
+            for value, ref in static_refs(child, ctx.cdata):
+                names.append(value or "")
+                places.append(loc.locate(ref))
+                empty.append(value is None)
+            static, static_pos, static_empty = tuple(names), tuple(places), tuple(empty)
     return Pool(
         pos=loc.locate(el),
         username=r.string("username"),
