@@ -89,3 +89,49 @@ def test_reader_finds_the_first_descendant_in_any_tree(tmp_path, seed: int) -> N
         assert fields.element(name) is next(el.iterchildren("{*}" + name), None)
         text = fields.text(name)  # before and after the field itself is read: the same text
         assert text == (fields[name].text if name in fields else None) == fields.text(name)
+
+
+def _random_children(rng, depth: int = 0) -> str:
+    """Children as the common case writes them (each name once, no comment) and as it does not:
+    repeated names, comments, processing instructions, names never seen before, other namespaces."""
+    parts = []
+    for _ in range(rng.randint(0, 6)):
+        name = rng.choice(("key-type", "pool", "username", "cache", "policy", f"new-{rng.randint(0, 10**9)}"))
+        roll = rng.random()
+        if roll < 0.08:
+            parts.append("<!-- c -->")
+        elif roll < 0.12:
+            parts.append("<?pi x?>")
+        elif roll < 0.16:
+            parts.append(f"<o:{name} xmlns:o='urn:other'>w</o:{name}>")
+        elif roll < 0.4 and depth < 2:
+            parts.append(f"<{name}>{_random_children(rng, depth + 1)}</{name}>")
+        else:
+            parts.append(f"<{name}> v{rng.randint(0, 99)} </{name}>")
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_child_fields_equal_a_plain_reading_of_the_children(tmp_path, seed: int) -> None:
+    """ChildFields works the common case out in C: on any children it says what a walk over the
+    child elements says (names in document order, first element, count, text, children())."""
+    import random
+
+    rng = random.Random(seed)
+    el, locator = _element(tmp_path, f"<connection-router name='r'>{_random_children(rng)}</connection-router>")
+    for node in [el, *el.iterdescendants(etree.Element)]:
+        children = [(child.tag.rpartition("}")[2], child) for child in node.iterchildren(etree.Element)]
+        names = list(dict.fromkeys(name for name, _ in children))
+        for _ in range(2):  # a second reading: every name is known by then
+            fields = ChildFields(node, locator)
+            assert list(fields) == names and len(fields) == len(names)
+            assert list(fields.children()) == children
+            assert fields.repeated == (len(names) != len(children))
+            for name in names:
+                assert fields.element(name) is next(child for n, child in children if n == name)
+                assert fields.count(name) == sum(1 for n, _ in children if n == name)
+                assert fields[name].text == text_content(fields.element(name)).strip(
+                    "".join(chr(c) for c in range(0x21)))
+            reader = _Reader(node, locator)
+            for name in [*names, "key-type", "username", "absent"]:
+                assert reader.element(name) is next(node.iterdescendants("{*}" + name), None), name
