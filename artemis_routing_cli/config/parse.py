@@ -140,6 +140,9 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     for d in discovery_list:
         discovery.setdefault(d.name, d)
 
+    # the <diverts> elements, held while the diverts are read: each divert's getparent() is then one of
+    # these very objects when it is a <diverts> (lxml keeps one proxy per node while it is referenced)
+    holders = set(descendants(core, "diverts"))
     cluster_user = reader.fields.get("cluster-user")
     cluster_password = reader.fields.get("cluster-password")
 
@@ -155,7 +158,7 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         discovery_group_list=tuple(discovery_list),
         cluster_connections=tuple(_cluster_connections(core, ctx, connectors)),
         connection_routers=tuple(_router(el, ctx) for el in descendants(core, "connection-router")),
-        diverts=tuple(_divert(el, ctx) for el in descendants(core, "divert") if local(el.getparent()) == "diverts"),
+        diverts=tuple(_divert(el, ctx) for el in descendants(core, "divert") if el.getparent() in holders),
         cluster_user=cluster_user.text if cluster_user else None,
         cluster_user_pos=cluster_user.pos if cluster_user else None,
         cluster_password=cluster_password.text if cluster_password else None,
@@ -203,7 +206,7 @@ def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
     section = f"broadcast-group {name}"
     refs = list(child_elements(el, "connector-ref"))
     if refs:  # getString(e, "connector-ref") once per child: the first descendant each time
-        ctx.judge(r, (values.BROADCAST_CONNECTOR,), section)
+        ctx.judge(r, _BROADCAST_CONNECTOR, section)
     first = r.string("connector-ref") if refs else None
     found = ctx.judge(r, values.BROADCAST, section)
     return BroadcastGroup(
@@ -261,12 +264,12 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         r = Reader(el, loc)
         name = el.get("name") or ""
         section = f"cluster-connection {name}"
-        ctx.judge(r, (values.CLUSTER_CONNECTOR,), section)
+        ctx.judge(r, _CLUSTER_CONNECTOR, section)
         connector_ref = r.string("connector-ref")
         read = connector_ref in connectors  # otherwise the broker logs and skips the rest unread
         found = ctx.judge(r, values.CLUSTER, section, record=read)
         if r.element("forward-when-no-consumers") is None:
-            ctx.judge(r, (values.CLUSTER_LOAD_BALANCING,), section, record=read)
+            ctx.judge(r, _CLUSTER_LOAD_BALANCING, section, record=read)
         static: list[str] = []
         static_pos: list[Pos] = []
         static_empty: list[bool] = []
@@ -321,6 +324,8 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
 def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[str, Pos]]:
     props: dict[str, str] = {}
     where: dict[str, Pos] = {}
+    if not len(el):
+        return props, where
     for p in child_elements(el, "property"):
         key = p.get("key")
         if key is None:
@@ -400,6 +405,11 @@ def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
         discovery_group=discovery,
         fields=r.fields,
     )
+
+
+_BROADCAST_CONNECTOR = (values.BROADCAST_CONNECTOR,)
+_CLUSTER_CONNECTOR = (values.CLUSTER_CONNECTOR,)
+_CLUSTER_LOAD_BALANCING = (values.CLUSTER_LOAD_BALANCING,)
 
 
 def _divert(el: etree._Element, ctx: _Context) -> Divert:
