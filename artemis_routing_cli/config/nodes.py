@@ -212,15 +212,41 @@ class ChildFields(Mapping[str, FieldValue]):
         return f"ChildFields({dict(self)!r})"
 
 
+class Nowhere:
+    """The names that occur nowhere below one element, each found out once (one search of the whole
+    subtree, in C, that stops at the first match): a :class:`Reader` of an element below it then
+    need not search its own subtree for them. A generated or real broker.xml asks thousands of
+    readers for the same few names it never writes (``<quorum-timeout>``, ``<call-timeout>``)."""
+
+    __slots__ = ("_root", "_known")
+    _MAX = 1024  # names remembered; the readers ask for the broker's few dozen, bounded all the same
+
+    def __init__(self, root: etree._Element) -> None:
+        self._root = root
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        known = self._known.get(name)
+        if known is None:
+            if len(self._known) >= self._MAX:
+                self._known.clear()
+            known = self._known[name] = next(self._root.iterdescendants("{*}" + name), None) is None
+        return known
+
+
 class Reader:
     """Reads one element's settings as the broker does (getElementsByTagName(..).item(0), trimmed
     with String.trim), remembering where each came from."""
 
-    __slots__ = ("el", "locator", "fields", "_first", "_nested")
+    __slots__ = ("el", "locator", "fields", "_first", "_nested", "_nowhere")
 
-    def __init__(self, el: etree._Element, locator: Locator) -> None:
+    def __init__(self, el: etree._Element, locator: Locator, nowhere: Nowhere | None = None) -> None:
+        """``nowhere``: the names absent below an element ``el`` is (or lies below)."""
         self.el = el
         self.locator = locator
+        self._nowhere = nowhere
         fields = self.fields = ChildFields(el, locator)
         # Without grandchildren the descendants are the children: their first occurrences are known.
         # Otherwise each name asked for is looked up once, below, and remembered.
@@ -239,6 +265,10 @@ class Reader:
         if name in first:
             return first[name]
         if not self._nested:
+            return None
+        nowhere = self._nowhere
+        if nowhere is not None and name in nowhere:
+            first[name] = None
             return None
         # lxml walks the subtree in C for this one name: no Python object per descendant
         found = next(self.el.iterdescendants("{*}" + name), None)

@@ -44,6 +44,7 @@ from .model import (
 )
 from .nodes import (  # noqa: F401  (re-exported: the rules read elements with these)
     ChildFields,
+    Nowhere,
     Reader,
     child_elements,
     descendants,
@@ -62,11 +63,13 @@ _Reader = Reader  # the name the tests knew
 class _Context:
     """What every section reader needs: positions, whether CDATA complicates text, the problems found."""
 
-    __slots__ = ("loc", "cdata", "problems")
+    __slots__ = ("loc", "cdata", "problems", "nowhere")
 
-    def __init__(self, loc: Locator, cdata: bool) -> None:
+    def __init__(self, loc: Locator, cdata: bool, core: etree._Element | None = None) -> None:
         self.loc = loc
         self.cdata = cdata
+        # names written nowhere in <core>: no reader below it searches its subtree for them
+        self.nowhere = Nowhere(core) if core is not None else None
         self.problems: list[ValueProblem] = []
 
     def judge(self, r: Reader, rows: tuple[values.Row, ...], section: str,
@@ -107,9 +110,9 @@ def _number(found: dict[str, values.Number | str | None], name: str, default: in
 def build_config(doc: RawDocument) -> BrokerConfig:
     """Build the model from a loaded document."""
     core, loc = doc.core, doc.locator
-    ctx = _Context(loc, doc.has_cdata)
+    ctx = _Context(loc, doc.has_cdata, core)
     name_el = next(child_elements(core, "name"), None)
-    reader = Reader(core, loc)
+    reader = Reader(core, loc, ctx.nowhere)
     mask = reader.fields.get("mask-password")
     mask_password = java_bool(mask.text) if mask else None
     codec = reader.string("password-codec", DEFAULT_PASSWORD_CODEC)
@@ -201,7 +204,7 @@ def transport(el: etree._Element, kind: str, cdata: bool = False) -> tuple[str |
 
 
 def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
-    r = Reader(el, ctx.loc)
+    r = Reader(el, ctx.loc, ctx.nowhere)
     name = el.get("name") or ""
     section = f"broadcast-group {name}"
     refs = list(child_elements(el, "connector-ref"))
@@ -227,7 +230,7 @@ def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
 
 
 def _discovery_group(el: etree._Element, ctx: _Context) -> DiscoveryGroup:
-    r = Reader(el, ctx.loc)
+    r = Reader(el, ctx.loc, ctx.nowhere)
     name = el.get("name") or ""
     found = ctx.judge(r, values.DISCOVERY, f"discovery-group {name}")
     return DiscoveryGroup(
@@ -261,7 +264,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         parent = el.getparent()
         if parent is not None and local(parent) == "pool":
             continue  # a pool's <cluster-connection>NAME</...>: the broker logs and skips it here
-        r = Reader(el, loc)
+        r = Reader(el, loc, ctx.nowhere)
         name = el.get("name") or ""
         section = f"cluster-connection {name}"
         ctx.judge(r, _CLUSTER_CONNECTOR, section)
@@ -337,7 +340,7 @@ def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[
 
 def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
     loc = ctx.loc
-    r = Reader(el, loc)
+    r = Reader(el, loc, ctx.nowhere)
     name = el.get("name") or ""
     section = f"connection-router {name}"
     policies: list[Policy] = []
@@ -351,7 +354,7 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
         elif kind == "pool":
             pools.append(_pool(child, ctx, section))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
-            cr = Reader(child, loc)
+            cr = Reader(child, loc, ctx.nowhere)
             found = ctx.judge(cr, values.CACHE, section)
             cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr.fields)
     return ConnectionRouter(
@@ -372,7 +375,7 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
 
 def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
     loc = ctx.loc
-    r = Reader(el, loc)
+    r = Reader(el, loc, ctx.nowhere)
     found = ctx.judge(r, values.POOL, section)
     static: tuple[str, ...] = ()
     static_pos: tuple[Pos, ...] = ()
@@ -414,7 +417,7 @@ _CLUSTER_LOAD_BALANCING = (values.CLUSTER_LOAD_BALANCING,)
 
 def _divert(el: etree._Element, ctx: _Context) -> Divert:
     loc = ctx.loc
-    r = Reader(el, loc)
+    r = Reader(el, loc, ctx.nowhere)
     fields = r.fields
     name = el.get("name") or ""
     found = ctx.judge(r, values.DIVERT, f"divert {name}")
@@ -422,7 +425,7 @@ def _divert(el: etree._Element, ctx: _Context) -> Divert:
     transformer: Transformer | None = None
     t_el = fields.element("transformer")
     if t_el is not None:
-        tr = Reader(t_el, loc)
+        tr = Reader(t_el, loc, ctx.nowhere)
         props, _ = _properties(t_el, loc)
         transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
     else:

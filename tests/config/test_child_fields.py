@@ -6,7 +6,7 @@ import pytest
 from lxml import etree
 
 from artemis_routing_cli.config import LoadOptions, load_document
-from artemis_routing_cli.config.parse import ChildFields, _Reader, text_content
+from artemis_routing_cli.config.parse import ChildFields, Nowhere, _Reader, text_content
 from tests.conftest import broker_xml
 
 
@@ -119,6 +119,7 @@ def test_child_fields_equal_a_plain_reading_of_the_children(tmp_path, seed: int)
 
     rng = random.Random(seed)
     el, locator = _element(tmp_path, f"<connection-router name='r'>{_random_children(rng)}</connection-router>")
+    nowhere = Nowhere(el)
     for node in [el, *el.iterdescendants(etree.Element)]:
         children = [(child.tag.rpartition("}")[2], child) for child in node.iterchildren(etree.Element)]
         names = list(dict.fromkeys(name for name, _ in children))
@@ -133,5 +134,19 @@ def test_child_fields_equal_a_plain_reading_of_the_children(tmp_path, seed: int)
                 assert fields[name].text == text_content(fields.element(name)).strip(
                     "".join(chr(c) for c in range(0x21)))
             reader = _Reader(node, locator)
-            for name in [*names, "key-type", "username", "absent"]:
-                assert reader.element(name) is next(node.iterdescendants("{*}" + name), None), name
+            # told which names occur nowhere below the router: the same answers without searching for those
+            told = _Reader(node, locator, nowhere)
+            for name in [*names, "key-type", "username", "cache", "policy", "absent"]:
+                expected = next(node.iterdescendants("{*}" + name), None)
+                assert reader.element(name) is expected, name
+                assert told.element(name) is expected and told.string(name) == reader.string(name), name
+
+
+def test_nowhere_remembers_a_bounded_number_of_names(tmp_path) -> None:
+    el, _ = _element(tmp_path, ROUTERS[2])
+    nowhere = Nowhere(el)
+    assert "username" not in nowhere and "absent" in nowhere and "key-type" not in nowhere
+    for n in range(3 * Nowhere._MAX):
+        assert f"name-{n}" in nowhere
+    assert len(nowhere._known) <= Nowhere._MAX
+    assert "username" not in nowhere and 7 not in nowhere
