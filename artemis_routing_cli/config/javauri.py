@@ -408,11 +408,9 @@ _QUAD = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)")
 def _plain_host(host: str) -> bool:
     """A hostname Java's grammar takes whole, or a dotted quad of bytes: exactly the hosts for which
     Java's parser sets getHost() to the text itself."""
-    if _HOSTNAME.fullmatch(host):
-        return True
-    quad = _QUAD.fullmatch(host)
+    quad = _QUAD.fullmatch(host)  # first: four numbers are never a hostname (its last label starts with a letter)
     if quad is None:
-        return False
+        return _HOSTNAME.fullmatch(host) is not None
     for part in quad.groups():  # a byte: at most 255 once leading zeros are dropped (compared as text)
         digits = part.lstrip("0")
         if len(digits) > 3 or len(digits) == 3 and digits > "255":
