@@ -213,26 +213,36 @@ class ChildFields(Mapping[str, FieldValue]):
 
 
 class Nowhere:
-    """The names that occur nowhere below one element, each found out once (one search of the whole
-    subtree, in C, that stops at the first match): a :class:`Reader` of an element below it then
-    need not search its own subtree for them. A generated or real broker.xml asks thousands of
-    readers for the same few names it never writes (``<quorum-timeout>``, ``<call-timeout>``)."""
+    """The names known to occur nowhere below one element: a :class:`Reader` of an element below it
+    need not search its own subtree for them. A name is looked up in the whole subtree (in C, up to
+    its first occurrence) once readers have asked for it a few times: a generated or real broker.xml
+    asks thousands of readers for the same few names it never writes (``<quorum-timeout>``,
+    ``<call-timeout>``), while a small file is cheaper searched reader by reader."""
 
-    __slots__ = ("_root", "_known")
+    __slots__ = ("_root", "_known", "_asked")
     _MAX = 1024  # names remembered; the readers ask for the broker's few dozen, bounded all the same
+    _ASKED = 8  # searches of a name, reader by reader, before the whole subtree is searched once
 
     def __init__(self, root: etree._Element) -> None:
         self._root = root
         self._known: dict[str, bool] = {}
+        self._asked: dict[str, int] = {}
 
     def __contains__(self, name: object) -> bool:
+        """Whether ``name`` is known to occur nowhere below the root (False: search for it)."""
         if not isinstance(name, str):
             return False
         known = self._known.get(name)
-        if known is None:
-            if len(self._known) >= self._MAX:
-                self._known.clear()
-            known = self._known[name] = next(self._root.iterdescendants("{*}" + name), None) is None
+        if known is not None:
+            return known
+        asked = self._asked.get(name, 0) + 1
+        if len(self._asked) >= self._MAX or len(self._known) >= self._MAX:
+            self._asked.clear()
+            self._known.clear()
+        if asked < self._ASKED:
+            self._asked[name] = asked
+            return False
+        known = self._known[name] = next(self._root.iterdescendants("{*}" + name), None) is None
         return known
 
 

@@ -145,8 +145,11 @@ def test_child_fields_equal_a_plain_reading_of_the_children(tmp_path, seed: int)
 def test_nowhere_remembers_a_bounded_number_of_names(tmp_path) -> None:
     el, _ = _element(tmp_path, ROUTERS[2])
     nowhere = Nowhere(el)
-    assert "username" not in nowhere and "absent" in nowhere and "key-type" not in nowhere
+    # not known absent until asked a few times (each reader searches for itself until then)
+    assert [("absent" in nowhere) for _ in range(Nowhere._ASKED)] == [False] * (Nowhere._ASKED - 1) + [True]
+    assert all("username" not in nowhere and "key-type" not in nowhere for _ in range(2 * Nowhere._ASKED))
     for n in range(3 * Nowhere._MAX):
+        assert not any(f"name-{n}" in nowhere for _ in range(Nowhere._ASKED - 1))
         assert f"name-{n}" in nowhere
-    assert len(nowhere._known) <= Nowhere._MAX
+    assert len(nowhere._known) <= Nowhere._MAX and len(nowhere._asked) <= Nowhere._MAX
     assert "username" not in nowhere and 7 not in nowhere
