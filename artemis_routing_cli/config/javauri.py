@@ -408,7 +408,11 @@ _QUAD = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)")
 def _plain_host(host: str) -> bool:
     """A hostname Java's grammar takes whole, or a dotted quad of bytes: exactly the hosts for which
     Java's parser sets getHost() to the text itself."""
-    quad = _QUAD.fullmatch(host)  # first: four numbers are never a hostname (its last label starts with a letter)
+    # four numbers are never a hostname (its last label starts with a letter): a host that starts with a
+    # digit is tried as a quad first, sparing the hostname pattern's backtracking over it
+    if not host[:1].isdigit():
+        return _HOSTNAME.fullmatch(host) is not None
+    quad = _QUAD.fullmatch(host)
     if quad is None:
         return _HOSTNAME.fullmatch(host) is not None
     for part in quad.groups():  # a byte: at most 255 once leading zeros are dropped (compared as text)

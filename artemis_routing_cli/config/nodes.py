@@ -23,6 +23,7 @@ from .positions import Locator
 _LOCAL_NAMES: dict[str, str] = {}
 _MAX_NAMES = 4096
 _TAG = attrgetter("tag")
+_FEW = 12  # child nodes up to which ChildFields reads all of them at once
 
 
 def _local_name(tag: str) -> str:
@@ -99,12 +100,19 @@ class ChildFields(Mapping[str, FieldValue]):
     __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated", "_direct")
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
+        if len(el) > _FEW:  # <core> and the like, often with comments among its children: element by element
+            self._read_each(el)
+            self._count: dict[str, int] | None = None
+            self._el = el
+            self._values: dict[str, FieldValue] = {}
+            self._locator = locator
+            return
         children = el[:]  # every child node, comments and PIs too
         names = list(map(_LOCAL_NAMES.get, map(_TAG, children)))  # None: not an element, or a new name
-        first = dict(zip(names, children, strict=True))
+        first = dict(zip(names, children))  # noqa: B905 (as long by construction; no keyword to parse)
         if len(first) != len(names) or None in first:
             # a comment or PI, a name met for the first time, or a name written twice: one child at a time
-            self._read_slowly(el)
+            self._read_slowly(children, names)
         else:  # the common case, worked out in C: each child an element with a name of its own
             self._first = first
             self._repeated = False
@@ -116,13 +124,13 @@ class ChildFields(Mapping[str, FieldValue]):
             else:
                 self._nested = False
                 self._direct = len(first)
-        self._count: dict[str, int] | None = None  # counted when some name repeats and is asked for
+        self._count = None  # counted when some name repeats and is asked for
         self._el = el
-        self._values: dict[str, FieldValue] = {}
+        self._values = {}
         self._locator = locator
 
-    def _read_slowly(self, el: etree._Element) -> None:
-        """``_first``, ``_repeated``, ``_nested`` and ``_direct`` for any children."""
+    def _read_each(self, el: etree._Element) -> None:
+        """``_first``, ``_repeated``, ``_nested`` and ``_direct``, walking the child elements one by one."""
         first: dict[str, etree._Element] = {}
         nested = False
         children = direct = 0
@@ -141,6 +149,29 @@ class ChildFields(Mapping[str, FieldValue]):
         self._first = first
         self._direct = direct if nested else len(first)
         self._repeated = children != len(first)
+        self._nested = nested
+
+    def _read_slowly(self, children: list[etree._Element], names: list[str | None]) -> None:
+        """``_first``, ``_repeated``, ``_nested`` and ``_direct`` for any child nodes (``names``: each
+        one's local name where already known)."""
+        first: dict[str, etree._Element] = {}
+        nested = False
+        elements = direct = 0
+        for name, child in zip(names, children):  # noqa: B905 (as long by construction)
+            if name is None:
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue  # a comment, processing instruction or entity reference
+                name = _local_name(tag)
+            elements += 1
+            if name not in first:
+                first[name] = child
+            if not nested and len(child):
+                nested = True
+                direct = len(first)
+        self._first = first
+        self._direct = direct if nested else len(first)
+        self._repeated = elements != len(first)
         self._nested = nested  # whether some child has children (comments count) of its own
 
     def _counts(self) -> dict[str, int]:
@@ -212,38 +243,20 @@ class ChildFields(Mapping[str, FieldValue]):
         return f"ChildFields({dict(self)!r})"
 
 
-class Nowhere:
-    """The names known to occur nowhere below one element: a :class:`Reader` of an element below it
-    need not search its own subtree for them. A name is looked up in the whole subtree (in C, up to
-    its first occurrence) once readers have asked for it a few times: a generated or real broker.xml
-    asks thousands of readers for the same few names it never writes (``<quorum-timeout>``,
-    ``<call-timeout>``), while a small file is cheaper searched reader by reader."""
+# The names known to occur nowhere below one element (the root): a Reader of an element below it need
+# not search its own subtree for them. A name is looked up in the root's whole subtree (in C, up to its
+# first occurrence) once readers have searched for it _ASKED times on their own: a generated or real
+# broker.xml asks thousands of readers for the same few names it never writes (<quorum-timeout>,
+# <call-timeout>), while a small file is cheaper searched reader by reader. Per name: how many
+# searches so far, or whether it occurs nowhere (True) or somewhere (False).
+Nowhere = tuple[etree._Element, dict[str, int | bool]]
+_ASKED = 32
+_MAX_NOWHERE = 1024  # names remembered; the readers ask for the broker's few dozen, bounded all the same
 
-    __slots__ = ("_root", "_known", "_asked")
-    _MAX = 1024  # names remembered; the readers ask for the broker's few dozen, bounded all the same
-    _ASKED = 8  # searches of a name, reader by reader, before the whole subtree is searched once
 
-    def __init__(self, root: etree._Element) -> None:
-        self._root = root
-        self._known: dict[str, bool] = {}
-        self._asked: dict[str, int] = {}
-
-    def __contains__(self, name: object) -> bool:
-        """Whether ``name`` is known to occur nowhere below the root (False: search for it)."""
-        if not isinstance(name, str):
-            return False
-        known = self._known.get(name)
-        if known is not None:
-            return known
-        asked = self._asked.get(name, 0) + 1
-        if len(self._asked) >= self._MAX or len(self._known) >= self._MAX:
-            self._asked.clear()
-            self._known.clear()
-        if asked < self._ASKED:
-            self._asked[name] = asked
-            return False
-        known = self._known[name] = next(self._root.iterdescendants("{*}" + name), None) is None
-        return known
+def nowhere(root: etree._Element) -> Nowhere:
+    """What the readers of elements below ``root`` share to learn the names written nowhere below it."""
+    return root, {}
 
 
 class Reader:
@@ -252,11 +265,11 @@ class Reader:
 
     __slots__ = ("el", "locator", "fields", "_first", "_nested", "_nowhere")
 
-    def __init__(self, el: etree._Element, locator: Locator, nowhere: Nowhere | None = None) -> None:
-        """``nowhere``: the names absent below an element ``el`` is (or lies below)."""
+    def __init__(self, el: etree._Element, locator: Locator, shared: Nowhere | None = None) -> None:
+        """``shared``: :func:`nowhere` of ``el`` or of an element it lies below."""
         self.el = el
         self.locator = locator
-        self._nowhere = nowhere
+        self._nowhere = shared
         fields = self.fields = ChildFields(el, locator)
         # Without grandchildren the descendants are the children: their first occurrences are known.
         # Otherwise each name asked for is looked up once, below, and remembered.
@@ -276,10 +289,24 @@ class Reader:
             return first[name]
         if not self._nested:
             return None
-        nowhere = self._nowhere
-        if nowhere is not None and name in nowhere:
-            first[name] = None
-            return None
+        shared = self._nowhere
+        if shared is not None:  # (inlined: a reader's misses are many in a large file)
+            root, known = shared
+            seen = known.get(name, 0)
+            if seen is True:
+                first[name] = None
+                return None
+            if seen is not False:
+                if not seen and len(known) >= _MAX_NOWHERE:
+                    known.clear()
+                if seen < _ASKED:
+                    known[name] = seen + 1
+                elif next(root.iterdescendants("{*}" + name), None) is None:
+                    known[name] = True
+                    first[name] = None
+                    return None
+                else:
+                    known[name] = False
         # lxml walks the subtree in C for this one name: no Python object per descendant
         found = next(self.el.iterdescendants("{*}" + name), None)
         first[name] = found

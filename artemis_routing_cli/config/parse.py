@@ -44,7 +44,6 @@ from .model import (
 )
 from .nodes import (  # noqa: F401  (re-exported: the rules read elements with these)
     ChildFields,
-    Nowhere,
     Reader,
     child_elements,
     descendants,
@@ -52,6 +51,7 @@ from .nodes import (  # noqa: F401  (re-exported: the rules read elements with t
     first_descendant,
     java_bool,
     local,
+    nowhere,
     text_content,
 )
 from .positions import Locator, Pos
@@ -69,7 +69,7 @@ class _Context:
         self.loc = loc
         self.cdata = cdata
         # names written nowhere in <core>: no reader below it searches its subtree for them
-        self.nowhere = Nowhere(core) if core is not None else None
+        self.nowhere = nowhere(core) if core is not None else None
         self.problems: list[ValueProblem] = []
 
     def judge(self, r: Reader, rows: tuple[values.Row, ...], section: str,
@@ -143,9 +143,21 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     for d in discovery_list:
         discovery.setdefault(d.name, d)
 
-    # the <diverts> elements, held while the diverts are read: each divert's getparent() is then one of
-    # these very objects when it is a <diverts> (lxml keeps one proxy per node while it is referenced)
-    holders = set(descendants(core, "diverts"))
+    # read in the broker's order (the problems found come out in it)
+    broadcast_groups = tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group"))
+    cluster_connections = tuple(_cluster_connections(core, ctx, connectors))
+    connection_routers = tuple(_router(el, ctx) for el in descendants(core, "connection-router"))
+    # each divert's parent, whether it is a <diverts>: held, so lxml hands back this very proxy for the
+    # next divert of the same parent (it keeps one proxy per node while it is referenced)
+    parents: dict[etree._Element, bool] = {}
+    diverts: list[Divert] = []
+    for el in descendants(core, "divert"):
+        parent = el.getparent()
+        inside = parents.get(parent)
+        if inside is None:
+            inside = parents[parent] = local(parent) == "diverts"
+        if inside:
+            diverts.append(_divert(el, ctx))
     cluster_user = reader.fields.get("cluster-user")
     cluster_password = reader.fields.get("cluster-password")
 
@@ -156,12 +168,12 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         acceptors=tuple(acceptors),
         connectors=MappingProxyType(connectors),
         connector_list=tuple(connectors_list),
-        broadcast_groups=tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group")),
+        broadcast_groups=broadcast_groups,
         discovery_groups=MappingProxyType(discovery),
         discovery_group_list=tuple(discovery_list),
-        cluster_connections=tuple(_cluster_connections(core, ctx, connectors)),
-        connection_routers=tuple(_router(el, ctx) for el in descendants(core, "connection-router")),
-        diverts=tuple(_divert(el, ctx) for el in descendants(core, "divert") if el.getparent() in holders),
+        cluster_connections=cluster_connections,
+        connection_routers=connection_routers,
+        diverts=tuple(diverts),
         cluster_user=cluster_user.text if cluster_user else None,
         cluster_user_pos=cluster_user.pos if cluster_user else None,
         cluster_password=cluster_password.text if cluster_password else None,

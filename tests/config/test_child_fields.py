@@ -6,7 +6,7 @@ import pytest
 from lxml import etree
 
 from artemis_routing_cli.config import LoadOptions, load_document
-from artemis_routing_cli.config.parse import ChildFields, Nowhere, _Reader, text_content
+from artemis_routing_cli.config.parse import ChildFields, _Reader, nowhere, text_content
 from tests.conftest import broker_xml
 
 
@@ -95,7 +95,7 @@ def _random_children(rng, depth: int = 0) -> str:
     """Children as the common case writes them (each name once, no comment) and as it does not:
     repeated names, comments, processing instructions, names never seen before, other namespaces."""
     parts = []
-    for _ in range(rng.randint(0, 6)):
+    for _ in range(rng.randint(0, 6 if depth else 24)):  # a few children, or more than ChildFields reads at once
         name = rng.choice(("key-type", "pool", "username", "cache", "policy", f"new-{rng.randint(0, 10**9)}"))
         roll = rng.random()
         if roll < 0.08:
@@ -119,7 +119,7 @@ def test_child_fields_equal_a_plain_reading_of_the_children(tmp_path, seed: int)
 
     rng = random.Random(seed)
     el, locator = _element(tmp_path, f"<connection-router name='r'>{_random_children(rng)}</connection-router>")
-    nowhere = Nowhere(el)
+    shared = nowhere(el)
     for node in [el, *el.iterdescendants(etree.Element)]:
         children = [(child.tag.rpartition("}")[2], child) for child in node.iterchildren(etree.Element)]
         names = list(dict.fromkeys(name for name, _ in children))
@@ -135,21 +135,23 @@ def test_child_fields_equal_a_plain_reading_of_the_children(tmp_path, seed: int)
                     "".join(chr(c) for c in range(0x21)))
             reader = _Reader(node, locator)
             # told which names occur nowhere below the router: the same answers without searching for those
-            told = _Reader(node, locator, nowhere)
+            told = _Reader(node, locator, shared)
             for name in [*names, "key-type", "username", "cache", "policy", "absent"]:
                 expected = next(node.iterdescendants("{*}" + name), None)
                 assert reader.element(name) is expected, name
                 assert told.element(name) is expected and told.string(name) == reader.string(name), name
 
 
-def test_nowhere_remembers_a_bounded_number_of_names(tmp_path) -> None:
-    el, _ = _element(tmp_path, ROUTERS[2])
-    nowhere = Nowhere(el)
-    # not known absent until asked a few times (each reader searches for itself until then)
-    assert [("absent" in nowhere) for _ in range(Nowhere._ASKED)] == [False] * (Nowhere._ASKED - 1) + [True]
-    assert all("username" not in nowhere and "key-type" not in nowhere for _ in range(2 * Nowhere._ASKED))
-    for n in range(3 * Nowhere._MAX):
-        assert not any(f"name-{n}" in nowhere for _ in range(Nowhere._ASKED - 1))
-        assert f"name-{n}" in nowhere
-    assert len(nowhere._known) <= Nowhere._MAX and len(nowhere._asked) <= Nowhere._MAX
-    assert "username" not in nowhere and 7 not in nowhere
+def test_readers_learn_the_names_written_nowhere_in_bounded_memory(tmp_path) -> None:
+    from artemis_routing_cli.config import nodes
+
+    el, locator = _element(tmp_path, ROUTERS[2])
+    shared = nowhere(el)
+    for _ in range(2 * nodes._ASKED):  # readers search on their own, then the router's subtree is searched once
+        assert _Reader(el, locator, shared).element("absent") is None
+        assert _Reader(el, locator, shared).element("username") is next(el.iterdescendants("{*}username"))
+    assert shared[1]["absent"] is True and shared[1]["username"] is False
+    for n in range(3 * nodes._MAX_NOWHERE):
+        assert _Reader(el, locator, shared).element(f"name-{n}") is None
+    assert len(shared[1]) <= nodes._MAX_NOWHERE
+    assert _Reader(el, locator, shared).element("username") is next(el.iterdescendants("{*}username"))
