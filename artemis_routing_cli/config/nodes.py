@@ -23,7 +23,7 @@ from .positions import Locator
 _LOCAL_NAMES: dict[str, str] = {}
 _MAX_NAMES = 4096
 _TAG = attrgetter("tag")
-_FEW = 8  # child nodes up to which ChildFields reads all of them at once
+_FEW = 10  # child nodes up to which ChildFields reads all of them at once
 
 
 def _local_name(tag: str) -> str:
