@@ -408,10 +408,18 @@ _QUAD = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)")
 def _plain_host(host: str) -> bool:
     """A hostname Java's grammar takes whole, or a dotted quad of bytes: exactly the hosts for which
     Java's parser sets getHost() to the text itself."""
-    if _HOSTNAME.fullmatch(host):
-        return True
+    # four numbers are never a hostname (its last label starts with a letter): a host that starts with a
+    # digit is tried as a quad first, sparing the hostname pattern's backtracking over it
+    if not host[:1].isdigit():
+        return _HOSTNAME.fullmatch(host) is not None
     quad = _QUAD.fullmatch(host)
-    return quad is not None and all(bounded_int(part) <= 255 for part in quad.groups())
+    if quad is None:
+        return _HOSTNAME.fullmatch(host) is not None
+    for part in quad.groups():  # a byte: at most 255 once leading zeros are dropped (compared as text)
+        digits = part.lstrip("0")
+        if len(digits) > 3 or len(digits) == 3 and digits > "255":
+            return False
+    return True
 
 
 def parse_java_uri(text: str) -> JavaUri:
@@ -420,7 +428,7 @@ def parse_java_uri(text: str) -> JavaUri:
     if m is not None and _plain_host(m.group(2)):
         host, port = m.group(2), m.group(3)
         authority = text[len(m.group(1)) + 3:m.end(3) if port is not None else m.end(2)]
-        return JavaUri(m.group(1), authority, None, host, bounded_int(port) if port else -1, "", m.group(4), None)
+        return JavaUri(m.group(1), authority, None, host, int(port) if port else -1, "", m.group(4), None)
     try:
         return _Parser(text).parse()
     except _Fail as exc:

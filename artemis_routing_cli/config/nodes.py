@@ -9,8 +9,9 @@ CDATA section or a text node that ends where a comment or CDATA section begins.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
+from operator import attrgetter
 
 from lxml import etree
 
@@ -21,6 +22,8 @@ from .positions import Locator
 # tag -> local name, for the tags met (a document has few distinct ones; bounded all the same)
 _LOCAL_NAMES: dict[str, str] = {}
 _MAX_NAMES = 4096
+_TAG = attrgetter("tag")
+_FEW = 10  # child nodes up to which ChildFields reads all of them at once
 
 
 def _local_name(tag: str) -> str:
@@ -97,6 +100,37 @@ class ChildFields(Mapping[str, FieldValue]):
     __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated", "_direct")
 
     def __init__(self, el: etree._Element, locator: Locator) -> None:
+        if len(el) > _FEW:  # <core> and the like, often with comments among its children: element by element
+            self._read_each(el)
+            self._count: dict[str, int] | None = None
+            self._el = el
+            self._values: dict[str, FieldValue] = {}
+            self._locator = locator
+            return
+        children = el[:]  # every child node, comments and PIs too
+        names = list(map(_LOCAL_NAMES.get, map(_TAG, children)))  # None: not an element, or a new name
+        first = dict(zip(names, children))  # noqa: B905 (as long by construction; no keyword to parse)
+        if len(first) != len(names) or None in first:
+            # a comment or PI, a name met for the first time, or a name written twice: one child at a time
+            self._read_slowly(children, names)
+        else:  # the common case, worked out in C: each child an element with a name of its own
+            self._first = first
+            self._repeated = False
+            if any(map(len, children)):
+                self._nested = True
+                # names whose first child comes no later than the first child with children of its own:
+                # no earlier subtree can hold a descendant of that name, so that child is the first one
+                self._direct = next(i for i, child in enumerate(children, 1) if len(child))
+            else:
+                self._nested = False
+                self._direct = len(first)
+        self._count = None  # counted when some name repeats and is asked for
+        self._el = el
+        self._values = {}
+        self._locator = locator
+
+    def _read_each(self, el: etree._Element) -> None:
+        """``_first``, ``_repeated``, ``_nested`` and ``_direct``, walking the child elements one by one."""
         first: dict[str, etree._Element] = {}
         nested = False
         children = direct = 0
@@ -113,14 +147,31 @@ class ChildFields(Mapping[str, FieldValue]):
                 nested = True
                 direct = len(first)
         self._first = first
-        # names whose first child comes no later than the first child with children of its own:
-        # no earlier subtree can hold a descendant of that name, so that child is the first one
         self._direct = direct if nested else len(first)
         self._repeated = children != len(first)
-        self._count: dict[str, int] | None = None  # counted when some name repeats and is asked for
-        self._el = el
-        self._values: dict[str, FieldValue] = {}
-        self._locator = locator
+        self._nested = nested
+
+    def _read_slowly(self, children: list[etree._Element], names: list[str | None]) -> None:
+        """``_first``, ``_repeated``, ``_nested`` and ``_direct`` for any child nodes (``names``: each
+        one's local name where already known)."""
+        first: dict[str, etree._Element] = {}
+        nested = False
+        elements = direct = 0
+        for name, child in zip(names, children):  # noqa: B905 (as long by construction)
+            if name is None:
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue  # a comment, processing instruction or entity reference
+                name = _local_name(tag)
+            elements += 1
+            if name not in first:
+                first[name] = child
+            if not nested and len(child):
+                nested = True
+                direct = len(first)
+        self._first = first
+        self._direct = direct if nested else len(first)
+        self._repeated = elements != len(first)
         self._nested = nested  # whether some child has children (comments count) of its own
 
     def _counts(self) -> dict[str, int]:
@@ -141,6 +192,12 @@ class ChildFields(Mapping[str, FieldValue]):
     def element(self, name: str) -> etree._Element | None:
         """The first child element called ``name`` (any namespace), or None."""
         return self._first.get(name)
+
+    def children(self) -> Iterable[tuple[str, etree._Element]]:
+        """Every child element with its local name, in document order (repeated names included)."""
+        if not self._repeated:
+            return self._first.items()
+        return [(local(child), child) for child in self._el.iterchildren(etree.Element)]
 
     def count(self, name: str) -> int:
         """How many child elements are called ``name`` (0 when none)."""
@@ -186,21 +243,44 @@ class ChildFields(Mapping[str, FieldValue]):
         return f"ChildFields({dict(self)!r})"
 
 
+# The names known to occur nowhere below one element (the root): a Reader of an element below it need
+# not search its own subtree for them. A name is looked up in the root's whole subtree (in C, up to its
+# first occurrence) once readers have searched for it _ASKED times on their own: a generated or real
+# broker.xml asks thousands of readers for the same few names it never writes (<quorum-timeout>,
+# <call-timeout>), while a small file is cheaper searched reader by reader. Per name: how many
+# searches so far, or whether it occurs nowhere (True) or somewhere (False).
+Nowhere = tuple[etree._Element, dict[str, int | bool]]
+_ASKED = 32
+_MAX_NOWHERE = 1024  # names remembered; the readers ask for the broker's few dozen, bounded all the same
+
+
+def nowhere(root: etree._Element) -> Nowhere:
+    """What the readers of elements below ``root`` share to learn the names written nowhere below it."""
+    return root, {}
+
+
 class Reader:
     """Reads one element's settings as the broker does (getElementsByTagName(..).item(0), trimmed
     with String.trim), remembering where each came from."""
 
-    def __init__(self, el: etree._Element, locator: Locator) -> None:
+    __slots__ = ("el", "locator", "fields", "_first", "_nested", "_nowhere")
+
+    def __init__(self, el: etree._Element, locator: Locator, shared: Nowhere | None = None) -> None:
+        """``shared``: :func:`nowhere` of ``el`` or of an element it lies below."""
         self.el = el
         self.locator = locator
-        self.fields = ChildFields(el, locator)
+        self._nowhere = shared
+        fields = self.fields = ChildFields(el, locator)
         # Without grandchildren the descendants are the children: their first occurrences are known.
         # Otherwise each name asked for is looked up once, below, and remembered.
-        fields = self.fields
-        self._first: dict[str, etree._Element | None] = (  # type: ignore[assignment]
-            fields._first if not fields._nested
-            else dict(islice(fields._first.items(), fields._direct)) if fields._direct else {})
-        self._nested = self.fields._nested
+        if fields._nested:
+            self._nested = True
+            direct = fields._direct
+            self._first: dict[str, etree._Element | None] = (  # type: ignore[assignment]
+                dict(islice(fields._first.items(), direct)) if direct else {})
+        else:
+            self._nested = False
+            self._first = fields._first  # type: ignore[assignment]  (read only: nothing is added to it)
 
     def element(self, name: str) -> etree._Element | None:
         """The first descendant called ``name`` (getElementsByTagName(name).item(0)), or None."""
@@ -209,6 +289,24 @@ class Reader:
             return first[name]
         if not self._nested:
             return None
+        shared = self._nowhere
+        if shared is not None:  # (inlined: a reader's misses are many in a large file)
+            root, known = shared
+            seen = known.get(name, 0)
+            if seen is True:
+                first[name] = None
+                return None
+            if seen is not False:
+                if not seen and len(known) >= _MAX_NOWHERE:
+                    known.clear()
+                if seen < _ASKED:
+                    known[name] = seen + 1
+                elif next(root.iterdescendants("{*}" + name), None) is None:
+                    known[name] = True
+                    first[name] = None
+                    return None
+                else:
+                    known[name] = False
         # lxml walks the subtree in C for this one name: no Python object per descendant
         found = next(self.el.iterdescendants("{*}" + name), None)
         first[name] = found

@@ -51,6 +51,7 @@ from .nodes import (  # noqa: F401  (re-exported: the rules read elements with t
     first_descendant,
     java_bool,
     local,
+    nowhere,
     text_content,
 )
 from .positions import Locator, Pos
@@ -62,11 +63,13 @@ _Reader = Reader  # the name the tests knew
 class _Context:
     """What every section reader needs: positions, whether CDATA complicates text, the problems found."""
 
-    __slots__ = ("loc", "cdata", "problems")
+    __slots__ = ("loc", "cdata", "problems", "nowhere")
 
-    def __init__(self, loc: Locator, cdata: bool) -> None:
+    def __init__(self, loc: Locator, cdata: bool, core: etree._Element | None = None) -> None:
         self.loc = loc
         self.cdata = cdata
+        # names written nowhere in <core>: no reader below it searches its subtree for them
+        self.nowhere = nowhere(core) if core is not None else None
         self.problems: list[ValueProblem] = []
 
     def judge(self, r: Reader, rows: tuple[values.Row, ...], section: str,
@@ -76,11 +79,16 @@ class _Context:
         out: dict[str, values.Number | str | None] = {}
         string = r.string
         for row in rows:
-            text = string(row.element)
+            name = row.element
+            text = string(name)
             if text is None:
                 continue
+            parse = row.parse
+            if parse == "nonempty" and text or parse == "choice" and text in row.choices:
+                out[name] = text  # the everyday case: a value the broker takes as it is
+                continue
             value, problem = values.judge(row, text)
-            out[row.element] = value
+            out[name] = value
             if problem is not None and record and values.schema_accepts(row, text):
                 where = r.element(row.element)
                 pos = self.loc.locate(where) if where is not None else self.loc.locate(r.el)
@@ -102,9 +110,9 @@ def _number(found: dict[str, values.Number | str | None], name: str, default: in
 def build_config(doc: RawDocument) -> BrokerConfig:
     """Build the model from a loaded document."""
     core, loc = doc.core, doc.locator
-    ctx = _Context(loc, doc.has_cdata)
+    ctx = _Context(loc, doc.has_cdata, core)
     name_el = next(child_elements(core, "name"), None)
-    reader = Reader(core, loc)
+    reader = Reader(core, loc, ctx.nowhere)
     mask = reader.fields.get("mask-password")
     mask_password = java_bool(mask.text) if mask else None
     codec = reader.string("password-codec", DEFAULT_PASSWORD_CODEC)
@@ -135,6 +143,21 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     for d in discovery_list:
         discovery.setdefault(d.name, d)
 
+    # read in the broker's order (the problems found come out in it)
+    broadcast_groups = tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group"))
+    cluster_connections = tuple(_cluster_connections(core, ctx, connectors))
+    connection_routers = tuple(_router(el, ctx) for el in descendants(core, "connection-router"))
+    # each divert's parent, whether it is a <diverts>: held, so lxml hands back this very proxy for the
+    # next divert of the same parent (it keeps one proxy per node while it is referenced)
+    parents: dict[etree._Element, bool] = {}
+    diverts: list[Divert] = []
+    for el in descendants(core, "divert"):
+        parent = el.getparent()
+        inside = parents.get(parent)
+        if inside is None:
+            inside = parents[parent] = local(parent) == "diverts"
+        if inside:
+            diverts.append(_divert(el, ctx))
     cluster_user = reader.fields.get("cluster-user")
     cluster_password = reader.fields.get("cluster-password")
 
@@ -145,12 +168,12 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         acceptors=tuple(acceptors),
         connectors=MappingProxyType(connectors),
         connector_list=tuple(connectors_list),
-        broadcast_groups=tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group")),
+        broadcast_groups=broadcast_groups,
         discovery_groups=MappingProxyType(discovery),
         discovery_group_list=tuple(discovery_list),
-        cluster_connections=tuple(_cluster_connections(core, ctx, connectors)),
-        connection_routers=tuple(_router(el, ctx) for el in descendants(core, "connection-router")),
-        diverts=tuple(_divert(el, ctx) for el in descendants(core, "divert") if local(el.getparent()) == "diverts"),
+        cluster_connections=cluster_connections,
+        connection_routers=connection_routers,
+        diverts=tuple(diverts),
         cluster_user=cluster_user.text if cluster_user else None,
         cluster_user_pos=cluster_user.pos if cluster_user else None,
         cluster_password=cluster_password.text if cluster_password else None,
@@ -193,12 +216,12 @@ def transport(el: etree._Element, kind: str, cdata: bool = False) -> tuple[str |
 
 
 def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
-    r = Reader(el, ctx.loc)
+    r = Reader(el, ctx.loc, ctx.nowhere)
     name = el.get("name") or ""
     section = f"broadcast-group {name}"
     refs = list(child_elements(el, "connector-ref"))
     if refs:  # getString(e, "connector-ref") once per child: the first descendant each time
-        ctx.judge(r, (values.BROADCAST_CONNECTOR,), section)
+        ctx.judge(r, _BROADCAST_CONNECTOR, section)
     first = r.string("connector-ref") if refs else None
     found = ctx.judge(r, values.BROADCAST, section)
     return BroadcastGroup(
@@ -219,7 +242,7 @@ def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
 
 
 def _discovery_group(el: etree._Element, ctx: _Context) -> DiscoveryGroup:
-    r = Reader(el, ctx.loc)
+    r = Reader(el, ctx.loc, ctx.nowhere)
     name = el.get("name") or ""
     found = ctx.judge(r, values.DISCOVERY, f"discovery-group {name}")
     return DiscoveryGroup(
@@ -253,15 +276,15 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         parent = el.getparent()
         if parent is not None and local(parent) == "pool":
             continue  # a pool's <cluster-connection>NAME</...>: the broker logs and skips it here
-        r = Reader(el, loc)
+        r = Reader(el, loc, ctx.nowhere)
         name = el.get("name") or ""
         section = f"cluster-connection {name}"
-        ctx.judge(r, (values.CLUSTER_CONNECTOR,), section)
+        ctx.judge(r, _CLUSTER_CONNECTOR, section)
         connector_ref = r.string("connector-ref")
         read = connector_ref in connectors  # otherwise the broker logs and skips the rest unread
         found = ctx.judge(r, values.CLUSTER, section, record=read)
         if r.element("forward-when-no-consumers") is None:
-            ctx.judge(r, (values.CLUSTER_LOAD_BALANCING,), section, record=read)
+            ctx.judge(r, _CLUSTER_LOAD_BALANCING, section, record=read)
         static: list[str] = []
         static_pos: list[Pos] = []
         static_empty: list[bool] = []
@@ -269,8 +292,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         allow_direct = False
         discovery: str | None = None
         discovery_pos: Pos | None = None
-        for child in child_elements(el):
-            kind = local(child)
+        for kind, child in r.fields.children():
             if kind == "discovery-group-ref":
                 discovery = child.get("discovery-group-name")
                 discovery_pos = loc.locate(child)
@@ -317,6 +339,8 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
 def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[str, Pos]]:
     props: dict[str, str] = {}
     where: dict[str, Pos] = {}
+    if not len(el):
+        return props, where
     for p in child_elements(el, "property"):
         key = p.get("key")
         if key is None:
@@ -328,14 +352,13 @@ def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[
 
 def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
     loc = ctx.loc
-    r = Reader(el, loc)
+    r = Reader(el, loc, ctx.nowhere)
     name = el.get("name") or ""
     section = f"connection-router {name}"
     policies: list[Policy] = []
     pools: list[Pool] = []
     cache: Cache | None = None
-    for child in child_elements(el):
-        kind = local(child)
+    for kind, child in r.fields.children():
         if kind == "policy":
             props, where = _properties(child, loc)
             policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
@@ -343,7 +366,7 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
         elif kind == "pool":
             pools.append(_pool(child, ctx, section))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
-            cr = Reader(child, loc)
+            cr = Reader(child, loc, ctx.nowhere)
             found = ctx.judge(cr, values.CACHE, section)
             cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr.fields)
     return ConnectionRouter(
@@ -364,21 +387,24 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
 
 def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
     loc = ctx.loc
-    r = Reader(el, loc)
+    r = Reader(el, loc, ctx.nowhere)
     found = ctx.judge(r, values.POOL, section)
     static: tuple[str, ...] = ()
     static_pos: tuple[Pos, ...] = ()
     static_empty: tuple[bool, ...] = ()
     discovery: str | None = None
-    for child in child_elements(el):
-        kind = local(child)
+    for kind, child in r.fields.children():
         if kind == "discovery-group-ref":
             discovery = child.get("discovery-group-name")
         elif kind == "static-connectors":
-            refs = static_refs(child, ctx.cdata)
-            static = tuple(value or "" for value, _ in refs)
-            static_pos = tuple(loc.locate(ref) for _, ref in refs)
-            static_empty = tuple(value is None for value, _ in refs)
+            names: list[str] = []
+            places: list[Pos] = []
+            empty: list[bool] = []
+            for value, ref in static_refs(child, ctx.cdata):
+                names.append(value or "")
+                places.append(loc.locate(ref))
+                empty.append(value is None)
+            static, static_pos, static_empty = tuple(names), tuple(places), tuple(empty)
     return Pool(
         pos=loc.locate(el),
         username=r.string("username"),
@@ -396,30 +422,39 @@ def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
     )
 
 
+_BROADCAST_CONNECTOR = (values.BROADCAST_CONNECTOR,)
+_CLUSTER_CONNECTOR = (values.CLUSTER_CONNECTOR,)
+_CLUSTER_LOAD_BALANCING = (values.CLUSTER_LOAD_BALANCING,)
+
+
 def _divert(el: etree._Element, ctx: _Context) -> Divert:
     loc = ctx.loc
-    r = Reader(el, loc)
+    r = Reader(el, loc, ctx.nowhere)
+    fields = r.fields
     name = el.get("name") or ""
     found = ctx.judge(r, values.DIVERT, f"divert {name}")
-    filter_el = r.fields.element("filter")
+    filter_el = fields.element("filter")
     transformer: Transformer | None = None
-    t_el = r.fields.element("transformer")
+    t_el = fields.element("transformer")
     if t_el is not None:
-        tr = Reader(t_el, loc)
+        tr = Reader(t_el, loc, ctx.nowhere)
         props, _ = _properties(t_el, loc)
         transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
-    elif r.string("transformer-class-name"):
-        transformer = Transformer(r.string("transformer-class-name"))
+    else:
+        class_name = r.string("transformer-class-name")
+        if class_name:
+            transformer = Transformer(class_name)
+    exclusive = r.string("exclusive")
     return Divert(
-        name=name,
-        pos=loc.locate(el),
-        address=_text(found, "address"),
-        forwarding_address=_text(found, "forwarding-address"),
-        exclusive=r.boolean("exclusive", False),
-        filter=filter_el.get("string") if filter_el is not None else None,
-        filter_pos=loc.locate(filter_el) if filter_el is not None else None,
-        routing_name=r.string("routing-name"),
-        routing_type=_text(found, "routing-type", "STRIP") or "",
-        transformer=transformer,
-        fields=r.fields,
+        name,
+        loc.locate(el),
+        found.get("address"),  # type: ignore[arg-type]  (text rows: the text or None)
+        found.get("forwarding-address"),  # type: ignore[arg-type]
+        False if exclusive is None else java_bool(exclusive),
+        filter_el.get("string") if filter_el is not None else None,
+        loc.locate(filter_el) if filter_el is not None else None,
+        r.string("routing-name"),
+        found.get("routing-type", "STRIP") or "",  # type: ignore[arg-type]
+        transformer,
+        fields,
     )

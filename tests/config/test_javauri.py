@@ -147,3 +147,25 @@ def test_java_utf8_decode_agrees_with_python_on_valid_text(data: bytes) -> None:
 def test_java_utf8_decode_replacement_counts(data: bytes, text: str) -> None:
     """Recorded with ``new String(bytes, UTF_8)`` on OpenJDK 17."""
     assert java_utf8_decode(data) == text
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_dotted_quad_is_taken_whole_exactly_when_each_part_is_a_byte(seed: int) -> None:
+    """java.net.URI takes ``a.b.c.d`` as an IPv4 host when each part is at most 255 (leading zeros
+    allowed); the check compares the parts as text, and looks for a quad before a hostname."""
+    import random
+
+    from artemis_routing_cli.config.javauri import _HOSTNAME, _QUAD, _plain_host
+
+    rng = random.Random(seed)
+    for _ in range(200):
+        parts = ["0" * rng.choice((0, 0, 1, 5, 45)) + str(rng.choice((0, 9, 99, 199, 249, 255, 256, 299, 300,
+                                                                      999, 1000, rng.randint(0, 9999))))
+                 for _ in range(4)]
+        host = ".".join(parts)
+        assert _plain_host(host) == all(int(part) <= 255 for part in parts), host
+        # any short text: a hostname by the grammar, else a quad of bytes (the quad is looked at first)
+        text = "".join(rng.choice("0129a.-Z") for _ in range(rng.randint(0, 12)))
+        quad = _QUAD.fullmatch(text)
+        assert _plain_host(text) == (_HOSTNAME.fullmatch(text) is not None or quad is not None and all(
+            int(part) <= 255 for part in quad.groups())), text
