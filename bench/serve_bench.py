@@ -177,11 +177,11 @@ def build_loadgen(tmp: str) -> str | None:
     return out
 
 
-def write_payloads(tmp: str, name: str, hello: Callable[[int], bytes]) -> str:
-    """The hellos for the C generator: 4-byte big-endian length, then the bytes."""
+def write_payloads(tmp: str, name: str, hello: Callable[[int], bytes], count: int = 1000) -> str:
+    """``count`` hellos (distinct keys) for the C generator: 4-byte big-endian length, then the bytes."""
     path = os.path.join(tmp, f"{name}.bin")
     with open(path, "wb") as f:
-        for i in range(1000):
+        for i in range(count):
             payload = hello(i)
             f.write(len(payload).to_bytes(4, "big") + payload)
     return path

@@ -168,6 +168,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rate", type=float, default=5000.0, help="offered connections/s (open loop)")
     parser.add_argument("--open-seconds", type=float, default=5.0, help="0: no open-loop test")
+    parser.add_argument("--keys", type=int, default=1000,
+                        help="distinct client ids the generator cycles through (more than routing.fnv.MEMO_SIZE: "
+                             "every hash is worked out afresh)")
     parser.add_argument("--protocols", default="mqtt,amqp")
     parser.add_argument("--loops", default="uvloop,asyncio")
     parser.add_argument("--before", metavar="TREE", help="also measure arouter serve from this source tree "
@@ -185,11 +188,12 @@ def main() -> None:
         raise SystemExit("serve_ratio_bench: needs gcc (or cc) for bench/loadgen/loadgen.c")
     config = os.path.join(tmp, "broker.xml")
     Path(config).write_text(BROKER_XML, encoding="utf-8")
-    payloads = {name: write_payloads(tmp, name, HELLOS[name]) for name in protocols}
+    payloads = {name: write_payloads(tmp, name, HELLOS[name], args.keys) for name in protocols}
     print(f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; uvloop {uvloop_version() or 'not installed'}; "
           f"arouter serve's default loop here: {default_loop.name} ({default_loop.reason})")
     print(f"load generator: bench/loadgen/loadgen.c; closed loop {args.concurrency} clients x {args.seconds:g}s; "
-          f"open loop {args.rate:g}/s x {args.open_seconds:g}s; {args.repeats} repeats, interleaved")
+          f"open loop {args.rate:g}/s x {args.open_seconds:g}s; {args.repeats} repeats, interleaved; "
+          f"{args.keys} distinct client ids, cycled")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     ctx = multiprocessing.get_context("spawn")
