@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field, replace
+from operator import attrgetter
 from typing import Any
 
 from .config import LoadOptions, RawDocument, load_document, with_broker_properties
@@ -177,4 +178,7 @@ def cr_options(options: LoadOptions, cr: str, ordinal: int = 0) -> tuple[str, Lo
 def ordered(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Duplicates dropped, sorted by place and rule; findings at the same place by the same rule
     keep the order the rules reported them in, so every run prints the same lines in the same order."""
-    return sorted(dict.fromkeys(diags), key=Diagnostic.sort_key)
+    return sorted(dict.fromkeys(diags), key=_SORT_KEY)
+
+
+_SORT_KEY = attrgetter("file", "line", "column", "rule")  # Diagnostic.sort_key, without a Python call per finding

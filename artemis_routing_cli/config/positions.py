@@ -64,6 +64,12 @@ class Pos:
             self._resolve()
         return (self._file, self._line, self._column)
 
+    def place(self) -> tuple[str, int, int]:
+        """``(file, line, column)`` in one call (a finding reads all three)."""
+        if self._locator is not None:
+            self._resolve()
+        return (self._file, self._line, self._column)
+
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
             return self._key() == other._key()  # type: ignore[attr-defined]

@@ -73,7 +73,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             yield from _fields(ctx, router.cache.fields, ROUTER_BOOLEANS["cache"], section)
     for divert in config.diverts:
         yield from _fields(ctx, divert.fields, DIVERT_BOOLEANS, f"divert {divert.name}")
-    for cc, el in cluster_elements(config):
+    for cc, el in ctx.shared(cluster_elements):
         if cc.connector_ref is None:
             continue  # a pool's <cluster-connection>, or a -uri form: no booleans to read
         section = f"cluster-connection {cc.name}"

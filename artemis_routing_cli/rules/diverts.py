@@ -167,7 +167,8 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     if divert_problems is None:
         return
     config = ctx.config
-    for divert, code, message in divert_problems(config, _CODES.keys()):
+    active = ctx.shared(active_diverts)
+    for divert, code, message in divert_problems(config, _CODES.keys(), active=active):
         rule = _CODES.get(code)
         if rule is None:
             continue
@@ -177,7 +178,6 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         yield ctx.report(rule, divert.pos, message, section=f"divert {divert.name}", severity=severity)
     for divert in config.diverts:
         yield from _filter(ctx, divert)
-    active = active_diverts(config)
     yield from _shadowing(ctx, active)
     yield from _loops(ctx, active)
 
@@ -257,6 +257,8 @@ def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
         for target in forwarding_targets(divert):
             if target:
                 edges.setdefault(divert.address or "", []).append((target, divert))
+    if not any(target in edges for outs in edges.values() for target, _ in outs):
+        return  # no divert forwards to an address some divert leaves from: no loop
     order = {id(d): i for i, d in enumerate(active)}
     cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]] = {}
     budget = [MAX_WALK_STEPS]

@@ -334,9 +334,9 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
-    connectors = connector_names(config)
-    deployed = {cc.name for cc in deployed_cluster_connections(config)}
-    written = {cc.name: cc for cc in real_cluster_connections(config)}
+    connectors = ctx.shared(connector_names)
+    deployed = {cc.name for cc in ctx.shared(deployed_cluster_connections)}
+    written = {cc.name: cc for cc in ctx.shared(real_cluster_connections)}
     for router in config.connection_routers:
         pool = router.pool
         if pool is None:
@@ -432,7 +432,7 @@ def _discovery_refs(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
             refs.append((pool.discovery_group or "", field.pos if field else pool.pos,
                          f"connection-router {router.name}",
                          "the router fails as it starts and the broker does not start"))
-    for cc in real_cluster_connections(config):
+    for cc in ctx.shared(real_cluster_connections):
         if cc.discovery_group is not None:
             refs.append((cc.discovery_group, cc.discovery_group_pos or cc.pos, f"cluster-connection {cc.name}",
                          "the broker logs it and skips the cluster connection"))
@@ -466,8 +466,8 @@ def _acceptor_routers(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic
 
 
 def _cluster_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
-    connectors = connector_names(config)
-    for cc in real_cluster_connections(config):
+    connectors = ctx.shared(connector_names)
+    for cc in ctx.shared(real_cluster_connections):
         if cc.uri is not None or cc.connector_ref is None:
             continue  # -uri forms, and a router pool's <cluster-connection> (see real_cluster_connections)
         section = f"cluster-connection {cc.name}"
@@ -499,7 +499,7 @@ def _static_refs(cc: ClusterConnection) -> list[tuple[str | None, Pos]]:
 
 
 def _broadcast_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
-    connectors = connector_names(config)
+    connectors = ctx.shared(connector_names)
     for bg in config.broadcast_groups:
         if not bg.connector_refs:
             continue
@@ -520,7 +520,7 @@ def _broadcast_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagno
 
 def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
     seen_routers: dict[str, Pos] = {}
-    for router, _ in router_elements(config):
+    for router, _ in ctx.shared(router_elements):
         first = seen_routers.get(router.name)
         if first is not None:
             yield ctx.report("AR208", first,
@@ -529,7 +529,7 @@ def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
                              section=f"connection-router {router.name}", broker=DEPLOYS)
         seen_routers[router.name] = router.pos
     first_connector: dict[str, tuple[Pos, str]] = {}
-    for el in defined_connectors(config):
+    for el in ctx.shared(defined_connectors):
         name = el.get("name") or ""
         url = (el.text or "").strip()
         pos = ctx.locate(el)

@@ -142,7 +142,7 @@ write the pattern you meant.""",
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
-    for router, element in router_elements(ctx.config):
+    for router, element in ctx.shared(router_elements):
         section = f"connection-router {router.name}"
         if element is not None:
             fields = router.fields if isinstance(router.fields, ChildFields) else None  # element's children

@@ -113,7 +113,7 @@ A codec class of your own is not judged.""",
 def check(ctx: Context) -> Iterator[Diagnostic]:
     config = ctx.config
     mask = config.mask_password
-    if real_cluster_connections(config):
+    if ctx.shared(real_cluster_connections):
         yield from _cluster_defaults(ctx)
     if config.cluster_password is not None and config.cluster_password != DEFAULT_CLUSTER_PASSWORD:
         if config.cluster_password and plaintext_password(config.cluster_password, mask):
@@ -166,7 +166,7 @@ def _undecodable(ctx: Context, value: str, pos: Pos | None, what: str, section: 
 
 def _cluster_defaults(ctx: Context) -> Iterator[Diagnostic]:
     config = ctx.config
-    where = real_cluster_connections(config)[0].pos
+    where = ctx.shared(real_cluster_connections)[0].pos
     password = config.cluster_password
     user_default = config.cluster_user is None or config.cluster_user == DEFAULT_CLUSTER_USER
     user = " and the default <cluster-user>" if user_default else ""
