@@ -16,8 +16,10 @@ from .common import colour_terminal, find_config, note, parse_properties
 from .validate_options import FORMATS, ValidateOptions
 
 
-def run_validate(opts: ValidateOptions) -> int:
-    """Check every file of ``opts``, write the report; the exit code (0 clean, 1 findings, 2 fatal)."""
+def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> int:
+    """Check every file of ``opts``, write the report; the exit code (0 clean, 1 findings, 2 fatal).
+
+    ``keep``: then holds the reports and the last loaded document and model (see ``linting.lint_path``)."""
     from ..linting import LintSettings, lint_path
     from ..projectconfig import ProjectConfig, find_project_config, load_project_config
     from ..rules import resolve_rule
@@ -64,7 +66,9 @@ def run_validate(opts: ValidateOptions) -> int:
     else:
         targets = [find_config(None)]
     stdin_data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1) if "-" in targets else None
-    reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data) for p in targets]
+    reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data, keep=keep) for p in targets]
+    if keep is not None:
+        keep.append(reports)
 
     fatal = [r for r in reports if r.fatal is not None]
     failing = any(d.severity.rank >= threshold.rank for r in reports for d in r.diagnostics if r.fatal is None)
