@@ -11,6 +11,7 @@ the router is deployed: `key-filter` with `find()` (the key becomes the matched 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from lxml import etree
 
@@ -219,40 +220,42 @@ def _where(router: ConnectionRouter, name: str) -> Pos:
 
 
 def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[Diagnostic]:
-    for name, value, mode in (("key-filter", router.key_filter, "find"),
-                              ("local-target-filter", router.local_target_filter, "matches")):
+    for name, value in (("key-filter", router.key_filter), ("local-target-filter", router.local_target_filter)):
         if value is None:
             continue
-        # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
-        # String.isBlank() (U+2003 is blank there, a NBSP or U+0085 is not); the local-target-filter
-        # is compiled whatever it is.
-        if not value or (name == "key-filter" and java_is_blank(value)):
-            if name == "key-filter":
-                yield ctx.report("AR316", _where(router, name), "<key-filter> is blank: the broker uses no key filter",
-                                 section=section)
-            else:
-                yield ctx.report("AR315", _where(router, name),
-                                 "<local-target-filter> is blank: the broker compiles the empty pattern, which "
-                                 "only matches an empty key, so no client is kept local", section=section)
-            continue
-        if check_java is None:
-            continue
-        try:
-            check_java(value)
-        except JavaRegexError as err:
-            if err.construct is None:
-                yield ctx.report("AR309", _where(router, name),
-                                 f"<{name}> {err.message}: Pattern.compile fails when the router is deployed and "
-                                 "the broker refuses to start", section=section)
-            else:
-                yield ctx.report("AR309", _where(router, name),
-                                 f"<{name}> {err.message}; the broker accepts it, but arouter cannot evaluate it "
-                                 "exactly", section=section, severity=Severity.WARNING,
-                                 broker=DEPLOYS)
-            continue
-        # '.' and '$' differ only around line terminators, which keys practically never hold:
-        # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).
-        notes = [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))]
-        if notes:
-            yield ctx.report("AR310", _where(router, name),
-                             f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), section=section)
+        for rule, message, severity, broker in filter_findings(name, value):
+            yield ctx.report(rule, _where(router, name), message, section=section, severity=severity, broker=broker)
+
+
+Finding = tuple[str, str, Severity | None, str | None]  # rule, message, severity and verdict overrides
+
+
+@lru_cache(maxsize=1024)
+def filter_findings(name: str, value: str) -> tuple[Finding, ...]:
+    """What is reported about ``<name>value</name>`` in a router: the same for every router that
+    writes it (a large broker.xml repeats a few filters across thousands of routers)."""
+    # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
+    # String.isBlank() (U+2003 is blank there, a NBSP or U+0085 is not); the local-target-filter
+    # is compiled whatever it is.
+    if not value or (name == "key-filter" and java_is_blank(value)):
+        if name == "key-filter":
+            return (("AR316", "<key-filter> is blank: the broker uses no key filter", None, None),)
+        return (("AR315", "<local-target-filter> is blank: the broker compiles the empty pattern, which only "
+                 "matches an empty key, so no client is kept local", None, None),)
+    if check_java is None:
+        return ()
+    try:
+        check_java(value)
+    except JavaRegexError as err:
+        if err.construct is None:
+            return (("AR309", f"<{name}> {err.message}: Pattern.compile fails when the router is deployed and "
+                     "the broker refuses to start", None, None),)
+        return (("AR309", f"<{name}> {err.message}; the broker accepts it, but arouter cannot evaluate it exactly",
+                 Severity.WARNING, DEPLOYS),)
+    # '.' and '$' differ only around line terminators, which keys practically never hold:
+    # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).
+    notes = [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))]
+    if notes:
+        mode = "find" if name == "key-filter" else "matches"
+        return (("AR310", f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), None, None),)
+    return ()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from artemis_routing_cli.diagnostics import BROKER_VERDICTS, Diagnostic, Severity
@@ -18,6 +18,7 @@ _DIAGNOSTIC = st.builds(
     broker=st.sampled_from(BROKER_VERDICTS))
 
 
+@settings(deadline=None)  # the first example pays for imports
 @given(st.lists(st.lists(_DIAGNOSTIC, max_size=6), max_size=3))
 def test_plain_lines_are_the_pieces_joined(files: list[list[Diagnostic]]) -> None:
     reports = [FileReport(f"f{n}.xml", diags) for n, diags in enumerate(files)]

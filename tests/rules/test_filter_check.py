@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from artemis_routing_cli.messages import selector
@@ -78,6 +78,7 @@ def _filters() -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(_PIECES), max_size=9).map("".join)
 
 
+@settings(deadline=None)  # the first example pays for imports
 @given(st.lists(_filters(), min_size=1, max_size=12))
 def test_literal_key_verdicts_equal_parsing(texts: list[str]) -> None:
     """Filters answered from an earlier filter's literal key get the verdict parsing gives them."""

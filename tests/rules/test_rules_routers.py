@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from artemis_routing_cli.diagnostics import Severity
 
 from .helpers import lint_fragment, only
@@ -104,3 +107,15 @@ def test_a_key_filter_of_unicode_spaces_is_blank_as_string_isblank(tmp_path) -> 
     assert len(only(em, "AR316")) == 1
     nbsp = lint_fragment(tmp_path, router("<key-filter>\u00a0\x85</key-filter>"))
     assert only(nbsp, "AR316") == []
+
+
+@settings(deadline=None)  # the first example pays for imports
+@given(st.sampled_from(["key-filter", "local-target-filter"]),
+       st.text(st.sampled_from(list("ab.*^$\\[](){}?+|\u2003 \t\n0-9wWdbBQE:=!<pP")), max_size=12))
+def test_filter_findings_remembered_equal_worked_out(name: str, value: str) -> None:
+    """Routers writing the same filter get the findings the filter alone gives, remembered (bounded)."""
+    from artemis_routing_cli.rules.routers import filter_findings
+
+    assert filter_findings(name, value) == filter_findings.__wrapped__(name, value)
+    assert filter_findings(name, value) is filter_findings(name, value)
+    assert filter_findings.cache_info().maxsize == 1024
