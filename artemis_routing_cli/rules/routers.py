@@ -223,15 +223,19 @@ def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[D
     for name, value in (("key-filter", router.key_filter), ("local-target-filter", router.local_target_filter)):
         if value is None:
             continue
-        for rule, message, severity, broker in filter_findings(name, value):
+        short = len(value) <= _REMEMBERED_LENGTH
+        found = filter_findings(name, value) if short else worked_out_filter_findings(name, value)
+        for rule, message, severity, broker in found:
             yield ctx.report(rule, _where(router, name), message, section=section, severity=severity, broker=broker)
 
 
 Finding = tuple[str, str, Severity | None, str | None]  # rule, message, severity and verdict overrides
 
 
-@lru_cache(maxsize=1024)
-def filter_findings(name: str, value: str) -> tuple[Finding, ...]:
+_REMEMBERED_LENGTH = 1024  # longer filters are judged each time: the memo holds a bounded number of short ones
+
+
+def worked_out_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
     """What is reported about ``<name>value</name>`` in a router: the same for every router that
     writes it (a large broker.xml repeats a few filters across thousands of routers)."""
     # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
@@ -259,3 +263,6 @@ def filter_findings(name: str, value: str) -> tuple[Finding, ...]:
         mode = "find" if name == "key-filter" else "matches"
         return (("AR310", f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), None, None),)
     return ()
+
+
+filter_findings = lru_cache(maxsize=1024)(worked_out_filter_findings)
