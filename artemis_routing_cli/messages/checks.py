@@ -75,10 +75,12 @@ def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES, *,
 
 def _filter_problems(divert: Divert) -> list[Problem]:
     text = divert.filter
-    if text is None or blank_filter(text):
+    if text is None:
         return []  # no filter
-    err = filter_syntax_error(text)
+    err = filter_syntax_error(text)  # (an error for a blank filter, which is no filter)
     if err is not None:
+        if blank_filter(text):
+            return []
         return [(divert, "filter-syntax",
                  f"filter {divert.filter!r}: {err.reason} at column {err.column}; the broker refuses to start")]
     queries = parse_filter(text).body_queries if may_query_body(text) else []

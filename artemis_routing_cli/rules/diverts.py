@@ -196,10 +196,10 @@ def _filter_column(ctx: Context, divert: Divert, column: int) -> Pos:
 
 def _filter(ctx: Context, divert: Divert) -> Iterator[Diagnostic]:
     text = divert.filter
-    if text is None or not java_trim(text):  # FilterImpl.createFilter trims with String.trim
+    if text is None:
         return
     err = filter_syntax_error(text)
-    if err is not None:
+    if err is not None and java_trim(text):  # FilterImpl.createFilter trims with String.trim: blank is no filter
         yield ctx.report("AR504", _filter_column(ctx, divert, err.column),
                          f"divert filter {text!r} is invalid at column {err.column} of the filter: {err.reason}; "
                          "the broker refuses to start", section=f"divert {divert.name}")
