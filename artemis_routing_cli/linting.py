@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field, replace
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 from .config import LoadOptions, RawDocument, load_document, with_broker_properties
@@ -138,6 +138,7 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
     diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of))
     diags.extend(run_rules(config))
     raw = ordered(diags)
+    found = diags
 
     sups = find_suppressions(doc.root, doc.locator.locate, _normalise) if suppress else []
     diags = apply_suppressions(diags, sups, _normalise)
@@ -166,7 +167,9 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
         for decoded in config.property_secrets:  # ENC(...) values of broker properties: hidden even with --show-values
             secrets.add(decoded, "<masked value hidden>")
         out = secrets.redact(out)
-    return FileReport(doc.path, ordered(out), raw=raw,
+    # nothing suppressed, disabled, changed or added: the report is ``raw`` (sorted once, not twice)
+    same = len(out) == len(found) and all(map(is_, out, found))
+    return FileReport(doc.path, list(raw) if same else ordered(out), raw=raw,
                       property_sources=config.property_sources)
 
 

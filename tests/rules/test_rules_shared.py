@@ -79,3 +79,20 @@ def test_lint_keeps_only_the_last_files_model(tmp_path: Path) -> None:
     lint_path(str(other), keep=held)
     assert len(held) == 2 and held[0].path == str(other)  # type: ignore[attr-defined]
     assert lint_path(str(SAMPLE)).diagnostics == first.diagnostics
+
+
+def test_report_is_raw_unless_something_was_suppressed_disabled_or_changed(tmp_path: Path) -> None:
+    from artemis_routing_cli.diagnostics import Severity
+    from artemis_routing_cli.linting import LintSettings, ordered
+
+    path = tmp_path / "broker.xml"
+    path.write_text(generate(4, 6, 2), encoding="utf-8")
+    plain = lint_path(str(path))
+    assert plain.diagnostics == plain.raw and plain.diagnostics is not plain.raw
+    rule = plain.raw[0].rule
+    disabled = lint_path(str(path), LintSettings(disabled=frozenset({rule})))
+    assert disabled.diagnostics == [d for d in plain.raw if d.rule != rule] and disabled.raw == plain.raw
+    lowered = lint_path(str(path), LintSettings(severities={rule: Severity.INFO}))
+    assert [d.severity for d in lowered.diagnostics if d.rule == rule] == [Severity.INFO] * sum(
+        d.rule == rule for d in plain.raw)
+    assert lowered.diagnostics == ordered(lowered.diagnostics)
