@@ -359,6 +359,8 @@ def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
                     f"pool names cluster connection {name!r}, {why}: the router fails as it starts "
                     "and the broker does not start", section=section)
         elif pool.source == "static":
+            if not any(pool.static_connector_empty) and connectors.issuperset(pool.static_connectors):
+                continue  # every ref has text and names a connector: nothing to say
             yield from _static_pool(ctx, pool, connectors, section, _refs(pool.static_connectors,
                                                                           pool.static_connector_pos,
                                                                           pool.static_connector_empty))
