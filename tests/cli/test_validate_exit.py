@@ -51,3 +51,23 @@ def test_report_file_and_status_are_complete(tmp_path: Path) -> None:
     assert piped.returncode == 1 and json.loads(piped.stdout) == data
     missing = _arouter(str(tmp_path / "nothing.xml"), cwd=tmp_path)
     assert missing.returncode == 2 and missing.stderr.startswith("arouter: ")
+
+
+FROZEN = """
+import gc, sys
+from artemis_routing_cli.cli.validate_options import parse_validate_args
+from artemis_routing_cli.cli.validate_run import run_validate
+held = []
+code = run_validate(parse_validate_args(["-q", "--no-settings", "-f", "json", sys.argv[1], sys.argv[1]]), keep=held)
+tracked = {id(o) for o in gc.get_objects()}
+doc, config, reports = held
+print(code, len(reports), id(doc) in tracked, id(config) in tracked, id(reports) in tracked, gc.get_freeze_count() > 0)
+"""
+
+
+def test_the_kept_model_is_out_of_the_collectors_sight() -> None:
+    """What the CLI keeps to the end (the last file's document and model, the reports) is frozen before
+    the report is written: no collection walks it."""
+    out = subprocess.run([sys.executable, "-c", FROZEN, str(SAMPLE)], capture_output=True, text=True, timeout=120,
+                         cwd=REPO)
+    assert out.stdout.split("\n")[-2].split() == ["0", "2", "False", "False", "False", "True"], out.stderr
