@@ -367,7 +367,7 @@ def test_crowded_sections_found_as_counting_attributes_finds_them(count: int, na
     them (namespace declarations are no attributes; namespaced attributes are)."""
     from lxml import etree
 
-    from artemis_routing_cli.config.schema import _CROWDED, MAX_FINDINGS_PER_ELEMENT
+    from artemis_routing_cli.config.schema import _CROWDED, MAX_FINDINGS_PER_ELEMENT, crowded_section
 
     names = [f"{{urn:p}}a{i}" if namespaced and i % 2 else f"a{i}" for i in range(count)]
     root = etree.fromstring('<s xmlns="urn:activemq:core" xmlns:p="urn:p" xmlns:q="urn:q"><x><y/></x><!-- c --></s>')
@@ -375,3 +375,7 @@ def test_crowded_sections_found_as_counting_attributes_finds_them(count: int, na
         root[0][0].set(name, "1")
     counted = any(len(el.attrib) > MAX_FINDINGS_PER_ELEMENT for el in root.iter(etree.Element))
     assert root.xpath(_CROWDED) is counted
+    for children in (3, 40):  # a small section is read element by element, a large one asks libxml2
+        section = etree.fromstring('<routers xmlns="urn:activemq:core">' + "<r/>" * children + "</routers>")
+        section[2].append(root)
+        assert crowded_section(section) is counted
