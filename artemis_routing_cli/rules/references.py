@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lxml import etree
+
 from ..config.model import Acceptor, BrokerConfig, ClusterConnection, Pool
 from ..config.positions import Pos
 from ..diagnostics import DEPLOYS, REFUSES, SKIPS, Diagnostic, RuleMeta, Severity
@@ -530,18 +532,16 @@ def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
                              "broker uses the last definition and drops this one",
                              section=f"connection-router {router.name}", broker=DEPLOYS)
         seen_routers[router.name] = router.pos
-    first_connector: dict[str, tuple[Pos, str]] = {}
+    first_connector: dict[str, etree._Element] = {}  # positions only for what is reported
     for el in ctx.shared(defined_connectors):
         name = el.get("name") or ""
-        url = (el.text or "").strip()
-        pos = ctx.locate(el)
         if name in first_connector:
-            where, _ = first_connector[name]
-            yield ctx.report("AR208", pos,
+            where = ctx.locate(first_connector[name])
+            yield ctx.report("AR208", ctx.locate(el),
                              f"connector '{name}' is already defined at line {where.line}: the broker keeps the "
                              "first and ignores this one", section=f"connector {name}", broker=SKIPS)
         else:
-            first_connector[name] = (pos, url)
+            first_connector[name] = el
     yield from _duplicate_acceptors(ctx, config)
 
 
