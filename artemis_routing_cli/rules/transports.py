@@ -155,8 +155,17 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     for kind, written in (("acceptor", defined_acceptors), ("connector", defined_connectors)):
         for el in ctx.shared(written):  # the <acceptor>s of <acceptors>, the <connector>s of <connectors>
             yield from _element(ctx, el, kind, cdata)
+    unknown: dict[tuple[str | None, str | None], tuple[str, ...]] = {}  # by the protocol(s) params written
     for acceptor in config.acceptors:
-        yield from _protocols(ctx, acceptor)
+        url = acceptor.url
+        written = (url.param("protocol"), url.param("protocols"))
+        if written == (None, None):
+            continue  # no name given: nothing unknown
+        names = unknown.get(written)
+        if names is None:
+            names = unknown[written] = acceptor.unknown_protocols  # a function of those two params
+        if names:
+            yield from _protocols(ctx, acceptor)
     yield from _valueless_pool_params(ctx)
 
 
