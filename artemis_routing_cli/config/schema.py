@@ -337,23 +337,13 @@ def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
 # the rest are counted in one more finding.
 MAX_FINDINGS_PER_ELEMENT = 50
 MAX_ERRORS_PER_SECTION = 2_000
-_CROWDED = f"boolean(descendant-or-self::*[count(@*) > {MAX_FINDINGS_PER_ELEMENT}])"
-_FEW_CHILDREN = 32
-
-
-def crowded_section(section: etree._Element) -> bool:
-    """Whether some element of ``section`` has more attributes than are listed. In a large section
-    libxml2 counts (no Python object per element); a small one is read quicker here than an XPath is set up."""
-    if len(section) > _FEW_CHILDREN:
-        return bool(section.xpath(_CROWDED))
-    return any(len(el.attrib) > MAX_FINDINGS_PER_ELEMENT for el in section.iter(etree.Element))
 
 
 def _check_section(section: etree._Element, locate: Callable[[etree._Element], Pos],
                    file_of: Callable[[etree._Element], str]) -> list[Diagnostic]:
     schema = compiled_schema()
     may_include = _may_include(file_of)
-    crowded = crowded_section(section)
+    crowded = [el for el in section.iter(etree.Element) if len(el.attrib) > MAX_FINDINGS_PER_ELEMENT]
     if not may_include and not crowded and schema.validate(section):
         # lxml validates an element as the root of a temporary document that shares its subtree,
         # which is what validating a copy does; the copy (which explanations need) only on failure.

@@ -358,24 +358,3 @@ def test_xml_id_is_not_one_of_the_brokers_special_attributes() -> None:
         ok = DIVERT.format(body="    <address>a</address><forwarding-address>b</forwarding-address>").replace(
             '<divert name="d1">', f'<divert name="d1" {attr}>')
         assert check_fragment(ok) == [], attr
-
-
-@pytest.mark.parametrize("count", [0, 49, 50, 51, 300])
-@pytest.mark.parametrize("namespaced", [False, True])
-def test_crowded_sections_found_as_counting_attributes_finds_them(count: int, namespaced: bool) -> None:
-    """The XPath that tells a section has an element with too many attributes agrees with counting
-    them (namespace declarations are no attributes; namespaced attributes are)."""
-    from lxml import etree
-
-    from artemis_routing_cli.config.schema import _CROWDED, MAX_FINDINGS_PER_ELEMENT, crowded_section
-
-    names = [f"{{urn:p}}a{i}" if namespaced and i % 2 else f"a{i}" for i in range(count)]
-    root = etree.fromstring('<s xmlns="urn:activemq:core" xmlns:p="urn:p" xmlns:q="urn:q"><x><y/></x><!-- c --></s>')
-    for name in names:
-        root[0][0].set(name, "1")
-    counted = any(len(el.attrib) > MAX_FINDINGS_PER_ELEMENT for el in root.iter(etree.Element))
-    assert root.xpath(_CROWDED) is counted
-    for children in (3, 40):  # a small section is read element by element, a large one asks libxml2
-        section = etree.fromstring('<routers xmlns="urn:activemq:core">' + "<r/>" * children + "</routers>")
-        section[2].append(root)
-        assert crowded_section(section) is counted
