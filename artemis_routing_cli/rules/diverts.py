@@ -253,11 +253,15 @@ def _keep(cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]], order: 
 
 def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
     edges: dict[str, list[tuple[str, Divert]]] = {}
+    targets: set[str] = set()
     for divert in active:
-        for target in forwarding_targets(divert):
+        written = divert.forwarding_address or ""
+        # one address (no comma) is that address trimmed, as forwarding_targets splits it
+        for target in (java_trim(written),) if "," not in written else forwarding_targets(divert):
             if target:
                 edges.setdefault(divert.address or "", []).append((target, divert))
-    if not any(target in edges for outs in edges.values() for target, _ in outs):
+                targets.add(target)
+    if targets.isdisjoint(edges):
         return  # no divert forwards to an address some divert leaves from: no loop
     order = {id(d): i for i, d in enumerate(active)}
     cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]] = {}
