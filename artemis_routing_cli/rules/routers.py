@@ -10,7 +10,7 @@ the router is deployed: `key-filter` with `find()` (the key becomes the matched 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from lxml import etree
@@ -150,11 +150,11 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section, fields)
             # with one <pool> (<cache>), the model's pool (cache) was read from it: its children are known
             pool_fields = _only_child_fields(fields, "pool", router.pool)
-            for pool in child_elements(element, "pool"):
+            for pool in _children(element, fields, "pool"):
                 yield from _repeats(ctx, pool, POOL_FIRST, POOL_LAST, "pool", section, pool_fields)
                 yield from _sources(ctx, pool, section, pool_fields)
             cache_fields = _only_child_fields(fields, "cache", router.cache)
-            for cache in child_elements(element, "cache"):
+            for cache in _children(element, fields, "cache"):
                 yield from _repeats(ctx, cache, CACHE_FIRST, (), "cache", section, cache_fields)
         if router.has_key_transformer:
             field = router.fields["key-transformer"]
@@ -162,6 +162,17 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                              "<key-transformer> is ignored by the broker: the key is not transformed (use "
                              "<policy name=\"CONSISTENT_HASH_MODULO\"> with a MODULO property)", section=section)
         yield from _filters(ctx, router, section)
+
+
+def _children(element: etree._Element, fields: ChildFields | None, name: str) -> Iterable[etree._Element]:
+    """``child_elements(element, name)``; from ``fields`` (the element's children as the model read
+    them) when it holds none or one of them: no walk over the children for most routers."""
+    if fields is not None:
+        count = fields.count(name)
+        if count < 2:
+            first = fields.element(name)
+            return (first,) if count == 1 and first is not None else ()
+    return child_elements(element, name)
 
 
 def _only_child_fields(fields: ChildFields | None, name: str, part: Pool | Cache | None) -> ChildFields | None:
