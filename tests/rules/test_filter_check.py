@@ -83,7 +83,11 @@ def _filters() -> st.SearchStrategy[str]:
 def test_literal_key_verdicts_equal_parsing(texts: list[str]) -> None:
     """Filters answered from an earlier filter's literal key get the verdict parsing gives them."""
     clear_filter_caches()
-    for text in texts + [literal_key(t) for t in texts]:
+    keys = [literal_key(t) for t in texts]
+    for text, key in zip(texts, keys, strict=True):  # bytes for ASCII text: the same characters
+        as_text = key.decode("ascii") if isinstance(key, bytes) else key
+        assert as_text == selector._LITERAL_STRING.sub("''", text).translate(selector._DIGIT_CLASSES)
+    for text in texts + [k.decode("ascii") if isinstance(k, bytes) else k for k in keys]:
         err = filter_syntax_error(text)
         assert (None if err is None else (err.reason, err.column)) == _parse_error(text), text
 
