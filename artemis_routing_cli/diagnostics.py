@@ -47,10 +47,11 @@ class Diagnostic:
     def __post_init__(self) -> None:
         # One finding, one line: text quoted from the file (an element's content, a filter)
         # may hold line breaks; show them escaped so every report format stays line-based.
-        for name in ("message", "hint"):
-            value = getattr(self, name)
-            if value is not None and ("\n" in value or "\r" in value):
-                object.__setattr__(self, name, _one_line(value))
+        message, hint = self.message, self.hint
+        if message is not None and ("\n" in message or "\r" in message):
+            object.__setattr__(self, "message", _one_line(message))
+        if hint is not None and ("\n" in hint or "\r" in hint):
+            object.__setattr__(self, "hint", _one_line(hint))
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.file, self.line, self.column, self.rule)

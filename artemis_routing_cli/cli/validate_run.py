@@ -6,8 +6,10 @@ are written with plain ``print``, so a pre-commit hook or CI step pays for neith
 
 from __future__ import annotations
 
+import gc
 import sys
 
+from ..config.gcpause import gc_paused
 from ..diagnostics import Severity
 from ..errors import UsageError
 from ..outfile import atomic_text, write_text
@@ -16,8 +18,11 @@ from .common import colour_terminal, find_config, note, parse_properties
 from .validate_options import FORMATS, ValidateOptions
 
 
-def run_validate(opts: ValidateOptions) -> int:
-    """Check every file of ``opts``, write the report; the exit code (0 clean, 1 findings, 2 fatal)."""
+def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> int:
+    """Check every file of ``opts``, write the report; the exit code (0 clean, 1 findings, 2 fatal).
+
+    ``keep``: then holds the reports and the last file's document and model (see ``linting.lint_path``),
+    which the cyclic garbage collector no longer looks at (``gc.freeze``)."""
     from ..linting import LintSettings, lint_path
     from ..projectconfig import ProjectConfig, find_project_config, load_project_config
     from ..rules import resolve_rule
@@ -64,7 +69,14 @@ def run_validate(opts: ValidateOptions) -> int:
     else:
         targets = [find_config(None)]
     stdin_data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1) if "-" in targets else None
-    reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data) for p in targets]
+    if keep is None:
+        reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data) for p in targets]
+    else:
+        reports = [lint_path(p, lint_settings, stdin_bytes=stdin_data) for p in targets[:-1]]
+        with gc_paused():  # the last file's model is kept: the collector must not walk it while the report is written
+            reports.append(lint_path(targets[-1], lint_settings, stdin_bytes=stdin_data, keep=keep))
+            keep.append(reports)
+            gc.freeze()
 
     fatal = [r for r in reports if r.fatal is not None]
     failing = any(d.severity.rank >= threshold.rank for r in reports for d in r.diagnostics if r.fatal is None)

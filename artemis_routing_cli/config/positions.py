@@ -64,6 +64,12 @@ class Pos:
             self._resolve()
         return (self._file, self._line, self._column)
 
+    def place(self) -> tuple[str, int, int]:
+        """``(file, line, column)`` in one call (a finding reads all three)."""
+        if self._locator is not None:
+            self._resolve()
+        return (self._file, self._line, self._column)
+
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
             return self._key() == other._key()  # type: ignore[attr-defined]
@@ -187,7 +193,7 @@ class Locator:
                 # a name the pattern cannot spell (``é…``, ``a·b``) is never found: the tag's indentation is used
                 pattern = _START_TAG[name] = re.compile(_START_TAG_OF.format(re.escape(name)) if _NAME.fullmatch(name)
                                                         else "(?!)")
-            found = self._tag_starts[key] = [m.start() for m in pattern.finditer(text)]
+            found = self._tag_starts[key] = start_tags(text, name, pattern)
         return found
 
     def _rank(self, el: etree._Element, file: str, line: int) -> int:
@@ -215,3 +221,34 @@ class Locator:
 _START_TAG_OF = r"<(?:[A-Za-z_][\w.-]*:)?{}(?=[\s/>]|$)"
 _START_TAG: dict[str, re.Pattern[str]] = {}
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
+
+
+def start_tags(text: str, name: str, pattern: re.Pattern[str]) -> list[int]:
+    """``[m.start() for m in pattern.finditer(text)]`` for ``pattern``, the start-tag pattern of
+    ``name`` (``_START_TAG``), tried only where ``name`` occurs right after ``<`` or after a
+    ``prefix:`` instead of at every ``<`` of the line. A match starts at a ``<`` and holds no other,
+    so matches never overlap; each ``<`` is tried once and the line read a bounded number of times."""
+    found: list[int] = []
+    if not name:
+        return found
+    nearest = -1  # the last '<' before ``scanned``
+    scanned = 0
+    tried = -1
+    at = text.find(name, 1)
+    while at >= 0:
+        before = text[at - 1]
+        start = -1
+        if before == "<":
+            start = at - 1
+        elif before == ":":  # ``<prefix:name``: the prefix holds no '<', so its '<' is the nearest one
+            lt = text.rfind("<", scanned, at - 1)
+            if lt >= 0:
+                nearest = lt
+            scanned = at - 1
+            start = nearest
+        if start > tried:
+            tried = start
+            if pattern.match(text, start) is not None:
+                found.append(start)
+        at = text.find(name, at + 1)
+    return found

@@ -39,9 +39,11 @@ CODES = frozenset({"filter-syntax", "filter-body", "duplicate-name", "exclusive-
                    "composite-empty", "composite-repeated", "routing-name-shared"})
 
 
-def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES) -> list[Problem]:
+def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES, *,
+                    active: list[Divert] | None = None) -> list[Problem]:
     """Every problem whose code is in ``codes`` (by default all), in the same order either way:
-    the checks behind the other codes are skipped (a caller that reports only some saves the rest)."""
+    the checks behind the other codes are skipped (a caller that reports only some saves the rest).
+    ``active``: ``active_diverts(config)`` when the caller has it already."""
     problems: list[Problem] = []
     seen: dict[str, Divert] = {}
     names = "duplicate-name" in codes
@@ -58,7 +60,8 @@ def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES) -> lis
             problems.extend(_filter_problems(divert))
         if composites:
             problems.extend(_composite_problems(divert))
-    active = active_diverts(config)
+    if active is None:
+        active = active_diverts(config)
     if "exclusive-shadows" in codes:
         problems.extend(_shadowing(active))
     if "routing-name-shared" in codes:
@@ -72,10 +75,12 @@ def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES) -> lis
 
 def _filter_problems(divert: Divert) -> list[Problem]:
     text = divert.filter
-    if text is None or blank_filter(text):
+    if text is None:
         return []  # no filter
-    err = filter_syntax_error(text)
+    err = filter_syntax_error(text)  # (an error for a blank filter, which is no filter)
     if err is not None:
+        if blank_filter(text):
+            return []
         return [(divert, "filter-syntax",
                  f"filter {divert.filter!r}: {err.reason} at column {err.column}; the broker refuses to start")]
     queries = parse_filter(text).body_queries if may_query_body(text) else []

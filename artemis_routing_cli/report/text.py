@@ -66,9 +66,26 @@ def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = Fal
         console.print(Text.assemble(*summary_line(reports)), soft_wrap=True)
 
 
+def plain_finding_lines(reports: Sequence[FileReport]) -> list[str]:
+    """``finding_lines`` joined into plain text, made without the pieces (a long report's many lines)."""
+    names = {rule: meta.name for rule, meta in all_rules().items()}
+    severities = {s: s.value for s in Severity}
+    lines: list[str] = []
+    append = lines.append
+    for r in reports:
+        for d in r.diagnostics:
+            name = names.get(d.rule, "")
+            named = f" ({name})" if name else ""
+            append(f"{d.file}:{d.line}:{d.column}: {severities[d.severity]} {d.rule} {d.message}{named} "
+                   f"[{VERDICT_TEXT[d.broker]}]")
+            if d.hint:
+                append(f"    hint: {d.hint}")
+    return lines
+
+
 def render_plain(reports: Sequence[FileReport], out: TextIO, *, quiet: bool = False) -> None:
     """The same lines without colour, written as they are (for pipes and files)."""
-    lines = ["".join(text for text, _ in line) for line in finding_lines(reports)]
+    lines = plain_finding_lines(reports)
     if not quiet:
         lines.append("".join(text for text, _ in summary_line(reports)))
     if lines:

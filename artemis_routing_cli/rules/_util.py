@@ -17,6 +17,7 @@ __all__ = [
     "child_elements",
     "cluster_elements",
     "connector_names",
+    "defined_acceptors",
     "defined_connectors",
     "deployed_cluster_connections",
     "divert_elements",
@@ -59,6 +60,10 @@ def connector_names(config: BrokerConfig) -> set[str]:
 
 def defined_connectors(config: BrokerConfig) -> list[etree._Element]:
     return list(_section_children(config.core, "connectors", "connector")) if config.core is not None else []
+
+
+def defined_acceptors(config: BrokerConfig) -> list[etree._Element]:
+    return list(_section_children(config.core, "acceptors", "acceptor")) if config.core is not None else []
 
 
 def router_elements(config: BrokerConfig) -> list[tuple[ConnectionRouter, etree._Element | None]]:

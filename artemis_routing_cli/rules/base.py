@@ -6,8 +6,9 @@ A rule family is a module in ``artemis_routing_cli.rules`` with ``RULES: list[Ru
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import field
+from typing import Any, TypeVar
 
 from lxml import etree
 
@@ -16,11 +17,25 @@ from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from ..records import record
 
+T = TypeVar("T")
+
 
 @record
 class Context:
     config: BrokerConfig
     metas: dict[str, RuleMeta] = field(default_factory=dict)
+    # what ``shared`` worked out, by function: one answer per Context (one run of the rules)
+    answers: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def shared(self, fn: Callable[[BrokerConfig], T]) -> T:
+        """``fn(self.config)``, worked out once for all rule families: what several of them ask
+        about the same config (a whole-tree scan, a set of names). The answer is shared: read it,
+        never change it."""
+        answers = self.answers
+        if fn in answers:
+            return answers[fn]  # type: ignore[no-any-return]
+        value = answers[fn] = fn(self.config)
+        return value
 
     @property
     def core(self) -> etree._Element:
@@ -32,19 +47,9 @@ class Context:
     def report(self, rule_id: str, pos: Pos | None, message: str, *, section: str | None = None,
                severity: Severity | None = None, hint: str | None = None, broker: str | None = None) -> Diagnostic:
         meta = self.metas[rule_id]
-        where = pos or self.config.pos
-        return Diagnostic(
-            rule=rule_id,
-            severity=severity or meta.severity,
-            category=meta.category,
-            message=message,
-            file=where.file,
-            line=where.line,
-            column=where.column,
-            section=section,
-            hint=hint,
-            broker=broker or meta.broker,
-        )
+        file, line, column = (pos or self.config.pos).place()
+        return Diagnostic(rule_id, severity or meta.severity, meta.category, message, file, line, column, section,
+                          hint, broker or meta.broker)
 
 
 CheckResult = Iterator[Diagnostic]

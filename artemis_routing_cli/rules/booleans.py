@@ -65,15 +65,17 @@ and `0`, but the broker reads `1` as **false**. Elements are trimmed with Java's
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
     config = ctx.config
+    pool_names, cache_names = ROUTER_BOOLEANS["pool"], ROUTER_BOOLEANS["cache"]
     for router in config.connection_routers:
-        section = f"connection-router {router.name}"
-        if router.pool is not None:
-            yield from _fields(ctx, router.pool.fields, ROUTER_BOOLEANS["pool"], section)
-        if router.cache is not None:
-            yield from _fields(ctx, router.cache.fields, ROUTER_BOOLEANS["cache"], section)
+        pool, cache = router.pool, router.cache
+        if pool is not None and _suspect(pool.fields, pool_names):
+            yield from _fields(ctx, pool.fields, pool_names, f"connection-router {router.name}")
+        if cache is not None and _suspect(cache.fields, cache_names):
+            yield from _fields(ctx, cache.fields, cache_names, f"connection-router {router.name}")
     for divert in config.diverts:
-        yield from _fields(ctx, divert.fields, DIVERT_BOOLEANS, f"divert {divert.name}")
-    for cc, el in cluster_elements(config):
+        if _suspect(divert.fields, DIVERT_BOOLEANS):
+            yield from _fields(ctx, divert.fields, DIVERT_BOOLEANS, f"divert {divert.name}")
+    for cc, el in ctx.shared(cluster_elements):
         if cc.connector_ref is None:
             continue  # a pool's <cluster-connection>, or a -uri form: no booleans to read
         section = f"cluster-connection {cc.name}"
@@ -85,6 +87,18 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             if raw is not None and raw.lower() not in ("true", "false"):
                 yield _report(ctx, ctx.locate(static), f"{STATIC_ATTRIBUTE}=\"{raw}\"", raw, section,
                               attribute=True)
+
+
+def _suspect(fields: Fields, names: tuple[str, ...]) -> bool:
+    """False when ``_fields`` certainly reports nothing: children read by the model, each of ``names``
+    absent or written true or false (the many objects with nothing to say cost no generator)."""
+    if not isinstance(fields, ChildFields):
+        return True
+    for name in names:
+        text = fields.text(name)
+        if text is not None and text.lower() not in ("true", "false"):
+            return True
+    return False
 
 
 def _fields(ctx: Context, fields: Fields, names: tuple[str, ...], section: str) -> Iterator[Diagnostic]:

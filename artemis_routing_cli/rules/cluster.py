@@ -74,7 +74,7 @@ never forms a cluster.""",
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
-    plain = [cc for cc in real_cluster_connections(ctx.config) if cc.uri is None]
+    plain = [cc for cc in ctx.shared(real_cluster_connections) if cc.uri is None]
     for cc in plain:
         if not cc.static_connectors and cc.discovery_group is None and cc.static_connectors_pos is None:
             yield ctx.report("AR602", cc.pos,
@@ -84,7 +84,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     if cluster_matches is None:
         return
     # the others are skipped by the broker (AR206, AR202)
-    deployed = [cc for cc in deployed_cluster_connections(ctx.config) if cc.uri is None]
+    deployed = [cc for cc in ctx.shared(deployed_cluster_connections) if cc.uri is None]
     # Cluster connections with the same <address> text are one group: one finding names them all
     # (n copies would otherwise make n*(n-1)/2 findings).
     groups: dict[str, list[ClusterConnection]] = {}

@@ -167,7 +167,8 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     if divert_problems is None:
         return
     config = ctx.config
-    for divert, code, message in divert_problems(config, _CODES.keys()):
+    active = ctx.shared(active_diverts)
+    for divert, code, message in divert_problems(config, _CODES.keys(), active=active):
         rule = _CODES.get(code)
         if rule is None:
             continue
@@ -177,7 +178,6 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         yield ctx.report(rule, divert.pos, message, section=f"divert {divert.name}", severity=severity)
     for divert in config.diverts:
         yield from _filter(ctx, divert)
-    active = active_diverts(config)
     yield from _shadowing(ctx, active)
     yield from _loops(ctx, active)
 
@@ -196,10 +196,10 @@ def _filter_column(ctx: Context, divert: Divert, column: int) -> Pos:
 
 def _filter(ctx: Context, divert: Divert) -> Iterator[Diagnostic]:
     text = divert.filter
-    if text is None or not java_trim(text):  # FilterImpl.createFilter trims with String.trim
+    if text is None:
         return
     err = filter_syntax_error(text)
-    if err is not None:
+    if err is not None and java_trim(text):  # FilterImpl.createFilter trims with String.trim: blank is no filter
         yield ctx.report("AR504", _filter_column(ctx, divert, err.column),
                          f"divert filter {text!r} is invalid at column {err.column} of the filter: {err.reason}; "
                          "the broker refuses to start", section=f"divert {divert.name}")
@@ -253,10 +253,16 @@ def _keep(cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]], order: 
 
 def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
     edges: dict[str, list[tuple[str, Divert]]] = {}
+    targets: set[str] = set()
     for divert in active:
-        for target in forwarding_targets(divert):
+        written = divert.forwarding_address or ""
+        # one address (no comma) is that address trimmed, as forwarding_targets splits it
+        for target in (java_trim(written),) if "," not in written else forwarding_targets(divert):
             if target:
                 edges.setdefault(divert.address or "", []).append((target, divert))
+                targets.add(target)
+    if targets.isdisjoint(edges):
+        return  # no divert forwards to an address some divert leaves from: no loop
     order = {id(d): i for i, d in enumerate(active)}
     cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]] = {}
     budget = [MAX_WALK_STEPS]

@@ -105,7 +105,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     for problem in ctx.config.problems:
         yield ctx.report("AR311", problem.pos, f"{problem.section}: {problem.message}: the broker refuses to start",
                          section=problem.section)
-    connectors = connector_names(ctx.config)
+    connectors = ctx.shared(connector_names)
     for router in ctx.config.connection_routers:
         if router.pool is not None:
             yield from _quorum(ctx, router, router.pool, connectors, f"connection-router {router.name}")

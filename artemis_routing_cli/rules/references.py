@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lxml import etree
+
 from ..config.model import Acceptor, BrokerConfig, ClusterConnection, Pool
 from ..config.positions import Pos
 from ..diagnostics import DEPLOYS, REFUSES, SKIPS, Diagnostic, RuleMeta, Severity
@@ -334,9 +336,9 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
-    connectors = connector_names(config)
-    deployed = {cc.name for cc in deployed_cluster_connections(config)}
-    written = {cc.name: cc for cc in real_cluster_connections(config)}
+    connectors = ctx.shared(connector_names)
+    deployed = {cc.name for cc in ctx.shared(deployed_cluster_connections)}
+    written = {cc.name: cc for cc in ctx.shared(real_cluster_connections)}
     for router in config.connection_routers:
         pool = router.pool
         if pool is None:
@@ -359,6 +361,8 @@ def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
                     f"pool names cluster connection {name!r}, {why}: the router fails as it starts "
                     "and the broker does not start", section=section)
         elif pool.source == "static":
+            if not any(pool.static_connector_empty) and connectors.issuperset(pool.static_connectors):
+                continue  # every ref has text and names a connector: nothing to say
             yield from _static_pool(ctx, pool, connectors, section, _refs(pool.static_connectors,
                                                                           pool.static_connector_pos,
                                                                           pool.static_connector_empty))
@@ -432,7 +436,7 @@ def _discovery_refs(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
             refs.append((pool.discovery_group or "", field.pos if field else pool.pos,
                          f"connection-router {router.name}",
                          "the router fails as it starts and the broker does not start"))
-    for cc in real_cluster_connections(config):
+    for cc in ctx.shared(real_cluster_connections):
         if cc.discovery_group is not None:
             refs.append((cc.discovery_group, cc.discovery_group_pos or cc.pos, f"cluster-connection {cc.name}",
                          "the broker logs it and skips the cluster connection"))
@@ -466,8 +470,8 @@ def _acceptor_routers(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic
 
 
 def _cluster_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
-    connectors = connector_names(config)
-    for cc in real_cluster_connections(config):
+    connectors = ctx.shared(connector_names)
+    for cc in ctx.shared(real_cluster_connections):
         if cc.uri is not None or cc.connector_ref is None:
             continue  # -uri forms, and a router pool's <cluster-connection> (see real_cluster_connections)
         section = f"cluster-connection {cc.name}"
@@ -499,7 +503,7 @@ def _static_refs(cc: ClusterConnection) -> list[tuple[str | None, Pos]]:
 
 
 def _broadcast_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
-    connectors = connector_names(config)
+    connectors = ctx.shared(connector_names)
     for bg in config.broadcast_groups:
         if not bg.connector_refs:
             continue
@@ -520,7 +524,7 @@ def _broadcast_connectors(ctx: Context, config: BrokerConfig) -> Iterator[Diagno
 
 def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
     seen_routers: dict[str, Pos] = {}
-    for router, _ in router_elements(config):
+    for router, _ in ctx.shared(router_elements):
         first = seen_routers.get(router.name)
         if first is not None:
             yield ctx.report("AR208", first,
@@ -528,18 +532,16 @@ def _duplicates(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
                              "broker uses the last definition and drops this one",
                              section=f"connection-router {router.name}", broker=DEPLOYS)
         seen_routers[router.name] = router.pos
-    first_connector: dict[str, tuple[Pos, str]] = {}
-    for el in defined_connectors(config):
+    first_connector: dict[str, etree._Element] = {}  # positions only for what is reported
+    for el in ctx.shared(defined_connectors):
         name = el.get("name") or ""
-        url = (el.text or "").strip()
-        pos = ctx.locate(el)
         if name in first_connector:
-            where, _ = first_connector[name]
-            yield ctx.report("AR208", pos,
+            where = ctx.locate(first_connector[name])
+            yield ctx.report("AR208", ctx.locate(el),
                              f"connector '{name}' is already defined at line {where.line}: the broker keeps the "
                              "first and ignores this one", section=f"connector {name}", broker=SKIPS)
         else:
-            first_connector[name] = (pos, url)
+            first_connector[name] = el
     yield from _duplicate_acceptors(ctx, config)
 
 

@@ -10,7 +10,8 @@ the router is deployed: `key-filter` with `find()` (the key becomes the matched 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from lxml import etree
 
@@ -142,18 +143,18 @@ write the pattern you meant.""",
 
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
-    for router, element in router_elements(ctx.config):
+    for router, element in ctx.shared(router_elements):
         section = f"connection-router {router.name}"
         if element is not None:
             fields = router.fields if isinstance(router.fields, ChildFields) else None  # element's children
             yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section, fields)
             # with one <pool> (<cache>), the model's pool (cache) was read from it: its children are known
             pool_fields = _only_child_fields(fields, "pool", router.pool)
-            for pool in child_elements(element, "pool"):
+            for pool in _children(element, fields, "pool"):
                 yield from _repeats(ctx, pool, POOL_FIRST, POOL_LAST, "pool", section, pool_fields)
                 yield from _sources(ctx, pool, section, pool_fields)
             cache_fields = _only_child_fields(fields, "cache", router.cache)
-            for cache in child_elements(element, "cache"):
+            for cache in _children(element, fields, "cache"):
                 yield from _repeats(ctx, cache, CACHE_FIRST, (), "cache", section, cache_fields)
         if router.has_key_transformer:
             field = router.fields["key-transformer"]
@@ -161,6 +162,17 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                              "<key-transformer> is ignored by the broker: the key is not transformed (use "
                              "<policy name=\"CONSISTENT_HASH_MODULO\"> with a MODULO property)", section=section)
         yield from _filters(ctx, router, section)
+
+
+def _children(element: etree._Element, fields: ChildFields | None, name: str) -> Iterable[etree._Element]:
+    """``child_elements(element, name)``; from ``fields`` (the element's children as the model read
+    them) when it holds none or one of them: no walk over the children for most routers."""
+    if fields is not None:
+        count = fields.count(name)
+        if count < 2:
+            first = fields.element(name)
+            return (first,) if count == 1 and first is not None else ()
+    return child_elements(element, name)
 
 
 def _only_child_fields(fields: ChildFields | None, name: str, part: Pool | Cache | None) -> ChildFields | None:
@@ -219,40 +231,49 @@ def _where(router: ConnectionRouter, name: str) -> Pos:
 
 
 def _filters(ctx: Context, router: ConnectionRouter, section: str) -> Iterator[Diagnostic]:
-    for name, value, mode in (("key-filter", router.key_filter, "find"),
-                              ("local-target-filter", router.local_target_filter, "matches")):
+    for name, value in (("key-filter", router.key_filter), ("local-target-filter", router.local_target_filter)):
         if value is None:
             continue
-        # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
-        # String.isBlank() (U+2003 is blank there, a NBSP or U+0085 is not); the local-target-filter
-        # is compiled whatever it is.
-        if not value or (name == "key-filter" and java_is_blank(value)):
-            if name == "key-filter":
-                yield ctx.report("AR316", _where(router, name), "<key-filter> is blank: the broker uses no key filter",
-                                 section=section)
-            else:
-                yield ctx.report("AR315", _where(router, name),
-                                 "<local-target-filter> is blank: the broker compiles the empty pattern, which "
-                                 "only matches an empty key, so no client is kept local", section=section)
-            continue
-        if check_java is None:
-            continue
-        try:
-            check_java(value)
-        except JavaRegexError as err:
-            if err.construct is None:
-                yield ctx.report("AR309", _where(router, name),
-                                 f"<{name}> {err.message}: Pattern.compile fails when the router is deployed and "
-                                 "the broker refuses to start", section=section)
-            else:
-                yield ctx.report("AR309", _where(router, name),
-                                 f"<{name}> {err.message}; the broker accepts it, but arouter cannot evaluate it "
-                                 "exactly", section=section, severity=Severity.WARNING,
-                                 broker=DEPLOYS)
-            continue
-        # '.' and '$' differ only around line terminators, which keys practically never hold:
-        # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).
-        notes = [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))]
-        if notes:
-            yield ctx.report("AR310", _where(router, name),
-                             f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), section=section)
+        short = len(value) <= _REMEMBERED_LENGTH
+        found = filter_findings(name, value) if short else worked_out_filter_findings(name, value)
+        for rule, message, severity, broker in found:
+            yield ctx.report(rule, _where(router, name), message, section=section, severity=severity, broker=broker)
+
+
+Finding = tuple[str, str, Severity | None, str | None]  # rule, message, severity and verdict overrides
+
+
+_REMEMBERED_LENGTH = 1024  # longer filters are judged each time: the memo holds a bounded number of short ones
+
+
+def worked_out_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
+    """What is reported about ``<name>value</name>`` in a router: the same for every router that
+    writes it (a large broker.xml repeats a few filters across thousands of routers)."""
+    # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
+    # String.isBlank() (U+2003 is blank there, a NBSP or U+0085 is not); the local-target-filter
+    # is compiled whatever it is.
+    if not value or (name == "key-filter" and java_is_blank(value)):
+        if name == "key-filter":
+            return (("AR316", "<key-filter> is blank: the broker uses no key filter", None, None),)
+        return (("AR315", "<local-target-filter> is blank: the broker compiles the empty pattern, which only "
+                 "matches an empty key, so no client is kept local", None, None),)
+    if check_java is None:
+        return ()
+    try:
+        check_java(value)
+    except JavaRegexError as err:
+        if err.construct is None:
+            return (("AR309", f"<{name}> {err.message}: Pattern.compile fails when the router is deployed and "
+                     "the broker refuses to start", None, None),)
+        return (("AR309", f"<{name}> {err.message}; the broker accepts it, but arouter cannot evaluate it exactly",
+                 Severity.WARNING, DEPLOYS),)
+    # '.' and '$' differ only around line terminators, which keys practically never hold:
+    # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).
+    notes = [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))]
+    if notes:
+        mode = "find" if name == "key-filter" else "matches"
+        return (("AR310", f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), None, None),)
+    return ()
+
+
+filter_findings = lru_cache(maxsize=1024)(worked_out_filter_findings)

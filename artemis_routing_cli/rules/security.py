@@ -10,6 +10,7 @@ version history. No message of these rules ever contains a password.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from ..config.masked import blowfish_decodes, is_hex_big_integer
 from ..config.positions import Pos
@@ -113,7 +114,7 @@ A codec class of your own is not judged.""",
 def check(ctx: Context) -> Iterator[Diagnostic]:
     config = ctx.config
     mask = config.mask_password
-    if real_cluster_connections(config):
+    if ctx.shared(real_cluster_connections):
         yield from _cluster_defaults(ctx)
     if config.cluster_password is not None and config.cluster_password != DEFAULT_CLUSTER_PASSWORD:
         if config.cluster_password and plaintext_password(config.cluster_password, mask):
@@ -142,31 +143,50 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
 def _undecodable(ctx: Context, value: str, pos: Pos | None, what: str, section: str) -> Iterator[Diagnostic]:
     """AR404: PasswordMaskingUtil.resolveMask throws on ``value`` (the value itself is never shown)."""
     config = ctx.config
-    mask = config.mask_password
+    message = undecodable_message(value, config.mask_password, config.codec_key, what)
+    if message is not None:
+        yield ctx.report("AR404", pos or config.pos, message, section=section,
+                         hint="mask the password again with 'artemis mask'")
+
+
+def undecodable_message(value: str, mask: bool | None, key: bytes | str, what: str) -> str | None:
+    """:func:`worked_out_undecodable_message`, remembered for short values (a bounded number of them)."""
+    if len(value) <= _REMEMBERED_LENGTH:
+        return _remembered_message(value, mask, key, what)
+    return worked_out_undecodable_message(value, mask, key, what)
+
+
+_REMEMBERED_LENGTH = 512
+
+
+def worked_out_undecodable_message(value: str, mask: bool | None, key: bytes | str, what: str) -> str | None:
+    """What AR404 says about password ``value`` (``what``) under ``mask-password`` ``mask`` and the
+    codec's ``key``, or None when the broker decodes it (or reads it as the password itself). The
+    same for every router that writes it (a masked pool password is often the same in all)."""
     enc = value.startswith("ENC(") and value.endswith(")")
     if mask is False or (mask is None and not enc):
-        return  # read as the password itself
+        return None  # read as the password itself
     masked = value[4:-1] if mask is None else value  # with mask-password true, ENC( is not unwrapped
     shown = "its ENC(...) value" if mask is None else "its value (mask-password is true, so all of it)"
-    key = config.codec_key
     if isinstance(key, str):
         if key.startswith("codec "):
-            return  # a codec class of the user's own: arouter cannot judge it
+            return None  # a codec class of the user's own: arouter cannot judge it
         why = key
     elif not blowfish_decodes(masked, key):
         hexadecimal = is_hex_big_integer(masked)
         why = ("it does not decrypt to correctly padded bytes with the codec's key"
                if hexadecimal else "it is not a hexadecimal number ('Password must be encrypted.')")
     else:
-        return
-    yield ctx.report("AR404", pos or config.pos,
-                     f"{what}: the password codec cannot decode {shown}: {why}; the broker does not start",
-                     section=section, hint="mask the password again with 'artemis mask'")
+        return None
+    return f"{what}: the password codec cannot decode {shown}: {why}; the broker does not start"
+
+
+_remembered_message = lru_cache(maxsize=256)(worked_out_undecodable_message)
 
 
 def _cluster_defaults(ctx: Context) -> Iterator[Diagnostic]:
     config = ctx.config
-    where = real_cluster_connections(config)[0].pos
+    where = ctx.shared(real_cluster_connections)[0].pos
     password = config.cluster_password
     user_default = config.cluster_user is None or config.cluster_user == DEFAULT_CLUSTER_USER
     user = " and the default <cluster-user>" if user_default else ""

@@ -15,11 +15,12 @@ from lxml import etree
 
 from ..config.javauri import server_authority_problem
 from ..config.model import Acceptor, TransportUrl
-from ..config.nodes import descendants, first_child_value, local, text_content
+from ..config.nodes import first_child_value, text_content
 from ..config.positions import Pos
 from ..config.transport_keys import BROKER_PROTOCOLS
 from ..config.urls import URI_NO_PORT, UrlError, parse_transport_url, redact
 from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
+from ._util import defined_acceptors, defined_connectors
 from .base import Context
 
 RULES: list[RuleMeta] = [
@@ -137,7 +138,6 @@ they are not affected). Write `name=value`, or drop the parameter.""",
 </connection-routers>""",
 ))
 
-_SECTIONS = {"acceptor": "acceptors", "connector": "connectors"}
 _EFFECT = {"acceptor": "the acceptor cannot listen: binding it fails, which stops the broker as it activates",
            "connector": "the connector never connects"}
 # NettyAcceptor binds new InetSocketAddress(host, port): a port out of range throws, the host 'null'
@@ -152,33 +152,41 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     if config.core is None:
         return
     cdata = config.has_cdata
-    for kind, section in _SECTIONS.items():
-        for el in descendants(config.core, kind):
-            parent = el.getparent()
-            if parent is None or local(parent) != section:
-                continue
+    for kind, written in (("acceptor", defined_acceptors), ("connector", defined_connectors)):
+        for el in ctx.shared(written):  # the <acceptor>s of <acceptors>, the <connector>s of <connectors>
             yield from _element(ctx, el, kind, cdata)
+    unknown: dict[tuple[str | None, str | None], tuple[str, ...]] = {}  # by the protocol(s) params written
     for acceptor in config.acceptors:
-        yield from _protocols(ctx, acceptor)
+        url = acceptor.url
+        written = (url.param("protocol"), url.param("protocols"))
+        if written == (None, None):
+            continue  # no name given: nothing unknown
+        names = unknown.get(written)
+        if names is None:
+            names = unknown[written] = acceptor.unknown_protocols  # a function of those two params
+        if names:
+            yield from _protocols(ctx, acceptor)
     yield from _valueless_pool_params(ctx)
 
 
 def _valueless_pool_params(ctx: Context) -> Iterator[Diagnostic]:
     """AR709: a connector a router pool names statically, with a query parameter the broker holds as null."""
     config = ctx.config
-    reported: set[str] = set()
+    judged: set[str] = set()  # reported, or without such a parameter: each connector is looked at once
     for router in config.connection_routers:
         pool = router.pool
         if pool is None or pool.source != "static":
             continue
         for name in pool.static_connectors:
-            connector = config.connectors.get(name)
-            if connector is None or name in reported:
+            if name in judged:
                 continue
+            connector = config.connectors.get(name)
+            if connector is None:
+                continue
+            judged.add(name)
             url = connector.url
             valueless = [k for k, v in (*url.params.items(), *url.extra_props.items()) if v is None]
             if valueless:
-                reported.add(name)
                 keys = ", ".join(repr(k) for k in valueless)
                 yield ctx.report("AR709", connector.pos, f"connector '{name}' (in the pool of router '{router.name}') "
                                  f"has {keys} without a value: the broker cannot encode it into a CORE redirect, so "

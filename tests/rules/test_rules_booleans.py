@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from tests.conftest import broker_xml
 
 from .helpers import lint_fragment, only
 
@@ -56,3 +60,22 @@ def test_element_with_a_no_break_space_is_false() -> None:
   <exclusive>\u00a0true</exclusive></divert></diverts>"""
     cfg = load_text(broker_xml(frag), LoadOptions(environ={}))
     assert cfg.diverts[0].exclusive is False  # String.trim keeps U+00A0: "\u00a0true" is not "true"
+
+
+@pytest.mark.parametrize("value", ["true", " TRUE ", "false", "False\n", "1", "yes", "", " ", "\u00a0true", "tru e"])
+def test_objects_passed_over_are_exactly_those_with_nothing_to_say(tmp_path: Path, value: str) -> None:
+    """The quick pass over pools and diverts (``_suspect``) skips only what the full reading reports nothing for."""
+    from artemis_routing_cli.config.nodes import ChildFields
+    from artemis_routing_cli.linting import lint_path
+    from artemis_routing_cli.rules.booleans import DIVERT_BOOLEANS, _suspect
+
+    path = tmp_path / "broker.xml"
+    path.write_text(broker_xml(f'<diverts><divert name="d"><address>a</address><forwarding-address>b'
+                               f'</forwarding-address><exclusive>{value}</exclusive></divert></diverts>'))
+    from artemis_routing_cli.config import LoadOptions, load_document
+    from artemis_routing_cli.config.parse import build_config
+
+    divert = build_config(load_document(str(path), LoadOptions({}, None, None))).diverts[0]
+    assert isinstance(divert.fields, ChildFields)
+    reported = [d for d in lint_path(str(path)).diagnostics if d.rule == "AR313"]
+    assert _suspect(divert.fields, DIVERT_BOOLEANS) == bool(reported)

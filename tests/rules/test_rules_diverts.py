@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from artemis_routing_cli.diagnostics import Severity
 
 from .helpers import lint_fragment, only
@@ -76,3 +79,29 @@ def test_ar503_dense_divert_graph_is_checked_without_listing_every_loop(tmp_path
     loops = only(lint_fragment(tmp_path, diverts(*items)), "AR503")
     assert any("x-a -> x-b -> x-a" in d.message for d in loops)
     assert any("(diverts ring" in d.message or "(diverts cross" in d.message for d in loops)
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.tuples(st.sampled_from("abcd"),
+                          st.lists(st.sampled_from(["a", "b", "c", "d", "e", " a", "b\t", ""]),
+                                   min_size=1, max_size=2)),
+                max_size=5))
+def test_loop_findings_exactly_when_forwarding_closes_a_cycle(edges: list[tuple[str, list[str]]]) -> None:
+    """Loop findings come exactly when the diverts' addresses hold a cycle; without a divert that
+    forwards to an address some divert leaves from, the walk is skipped and nothing is found."""
+    import tempfile
+    from pathlib import Path
+
+    from artemis_routing_cli.javastr import java_split, java_trim
+    from artemis_routing_cli.messages.checks import cyclic_groups
+    from artemis_routing_cli.rules.diverts import _divert, _diverts
+
+    fragment = _diverts(*(_divert(f"d{n}", source, ",".join(targets)) for n, (source, targets) in enumerate(edges)))
+    graph: dict[str, list[tuple[str, object]]] = {}
+    for source, targets in edges:
+        for target in java_split(",".join(targets)):  # as the broker splits and trims them
+            if java_trim(target):
+                graph.setdefault(source, []).append((java_trim(target), None))
+    with tempfile.TemporaryDirectory() as tmp:
+        found = [d for d in lint_fragment(Path(tmp), fragment) if d.rule in ("AR503", "AR506")]
+    assert bool(found) == bool(cyclic_groups(graph))  # type: ignore[arg-type]

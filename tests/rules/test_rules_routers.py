@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from artemis_routing_cli.diagnostics import Severity
+from tests.conftest import broker_xml
 
 from .helpers import lint_fragment, only
 
@@ -104,3 +111,35 @@ def test_a_key_filter_of_unicode_spaces_is_blank_as_string_isblank(tmp_path) -> 
     assert len(only(em, "AR316")) == 1
     nbsp = lint_fragment(tmp_path, router("<key-filter>\u00a0\x85</key-filter>"))
     assert only(nbsp, "AR316") == []
+
+
+@settings(deadline=None)  # the first example pays for imports
+@given(st.sampled_from(["key-filter", "local-target-filter"]),
+       st.text(st.sampled_from(list("ab.*^$\\[](){}?+|\u2003 \t\n0-9wWdbBQE:=!<pP")), max_size=12))
+def test_filter_findings_remembered_equal_worked_out(name: str, value: str) -> None:
+    """Routers writing the same filter get the findings the filter alone gives, remembered (bounded)."""
+    from artemis_routing_cli.rules.routers import filter_findings, worked_out_filter_findings
+
+    assert filter_findings(name, value) == worked_out_filter_findings(name, value)
+    assert filter_findings(name, value) is filter_findings(name, value)
+    assert filter_findings.cache_info().maxsize == 1024
+
+
+@pytest.mark.parametrize("children", ["", "<pool/>", "<cache/>", "<pool/><pool/>", "<pool/><cache/><!-- c --><cache/>",
+                                      "<x:pool xmlns:x='urn:x'/>", "<pool><pool/></pool>"])
+def test_children_read_from_the_models_fields_are_the_elements(tmp_path: Path, children: str) -> None:
+    """A router's <pool>s and <cache>s taken from its fields (none or one) are those a walk finds."""
+    from artemis_routing_cli.config import LoadOptions, load_document
+    from artemis_routing_cli.config.nodes import ChildFields, child_elements
+    from artemis_routing_cli.config.parse import build_config
+    from artemis_routing_cli.rules._util import router_elements
+    from artemis_routing_cli.rules.routers import _children
+
+    path = tmp_path / "broker.xml"
+    path.write_text(broker_xml(f'<connection-routers><connection-router name="r"><key-type>CLIENT_ID</key-type>'
+                               f"{children}</connection-router></connection-routers>"))
+    config = build_config(load_document(str(path), LoadOptions({}, None, None)))
+    (router, element), = router_elements(config)
+    assert isinstance(router.fields, ChildFields) and element is not None
+    for name in ("pool", "cache"):
+        assert list(_children(element, router.fields, name)) == list(child_elements(element, name))

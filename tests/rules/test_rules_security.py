@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from artemis_routing_cli.rules import families
 
 from .helpers import lint_fragment, only
@@ -57,3 +60,23 @@ def test_no_message_contains_a_password(tmp_path) -> None:
     for frag in frags:
         for d in lint_fragment(tmp_path, frag):
             assert secret not in d.message and secret not in (d.hint or "")
+
+
+@settings(deadline=None)
+@given(st.one_of(st.text(st.sampled_from(list("ENC()0123456789abcdefXYZ- ")), max_size=40),
+                 st.sampled_from(["ENC(3bdfd94fe8cdf710e7fefa72f809ea90)", "ENC(1234)", "ENC()", "plain"])),
+       st.sampled_from([None, True, False]),
+       st.sampled_from([b"clusterpassword", b"", b"k" * 57, "codec com.example.Mine", "the key cannot be read"]),
+       st.sampled_from(["pool <password>", "<cluster-password>"]))
+def test_undecodable_message_remembered_equals_worked_out(value: str, mask: bool | None, key: bytes | str,
+                                                         what: str) -> None:
+    """Routers sharing a password get what the password alone gives, remembered for short values only."""
+    from artemis_routing_cli.rules import security
+
+    assert security.undecodable_message(value, mask, key, what) == \
+        security.worked_out_undecodable_message(value, mask, key, what)
+    assert security._remembered_message.cache_info().maxsize == 256
+    long = "ENC(" + "ab" * 400 + ")"
+    before = security._remembered_message.cache_info().currsize
+    security.undecodable_message(long, None, b"clusterpassword", what)
+    assert security._remembered_message.cache_info().currsize == before  # a long value is not kept

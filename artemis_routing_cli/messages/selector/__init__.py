@@ -9,6 +9,7 @@ or None (unknown; the broker treats it as no match).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -30,6 +31,7 @@ __all__ = [
     "blank_filter",
     "clear_filter_caches",
     "filter_syntax_error",
+    "literal_key",
     "may_query_body",
     "parse_filter",
     "parse_optional_filter",
@@ -206,17 +208,45 @@ _PARSED_SHAPES: dict[tuple[str, ...], None] = {}
 _MAX_SHAPES = 4096
 
 
+# Literal keys (see ``literal_key``) of filters of such shapes: a filter with the same key has the
+# same tokens but for its literals' values, so it parses too; found without lexing it.
+_PARSED_KEYS: dict[str | bytes, None] = {}
+_MAX_KEYS = 4096
+_MAX_KEYED_LENGTH = 1024  # longer filters take the shape path (a key is a copy of the text)
+_LITERAL_STRING = re.compile(r"'(?:''|[^'])*'")
+# Each ASCII digit to one of its lexical classes: 0 (opens an octal, hex or float), 1-7 (octal
+# digits), 8-9. Every pattern of the lexer treats the digits of one class alike.
+_DIGIT_CLASSES = str.maketrans("0123456789", "0111111188")
+_ASCII_DIGIT_CLASSES = bytes.maketrans(b"0123456789", b"0111111188")  # the same for ASCII text, quicker
+
+
+def literal_key(text: str) -> str | bytes:
+    """``text`` with every string literal emptied and every digit replaced by its class's first
+    (as bytes when the result is ASCII: a str key and a bytes key are never equal).
+
+    Two filters with one key lex to the same tokens but for the values of their string and number
+    literals (a quote outside a string literal is the last one, an unclosed string, and stays)."""
+    emptied = _LITERAL_STRING.sub("''", text)
+    if emptied.isascii():
+        return emptied.encode("ascii").translate(_ASCII_DIGIT_CLASSES)
+    return emptied.translate(_DIGIT_CLASSES)
+
+
 @lru_cache(maxsize=65536)
 def filter_syntax_error(text: str) -> FilterSyntaxError | None:
     """The error ``parse_filter(text)`` raises, or None when it parses (without building the
     filter when one of the same token shape parsed before: validating many similar filters).
     Cached per text: the divert rules and the message-flow checks both ask about every filter."""
+    key = literal_key(text) if len(text) <= _MAX_KEYED_LENGTH else None
+    if key is not None and key in _PARSED_KEYS:
+        return None
     start, end = _java_trim_bounds(text)
     shape = None
     if start != end:
         body, _, _, hyphenated = _strip_prefixes(text[start:end])
         shape = common_shape(body, hyphenated)
-        if shape is not None and shape in _PARSED_SHAPES:
+        if shape is not None and shape in _PARSED_SHAPES:  # (shapes with ESCAPE are never kept)
+            _remember(_PARSED_KEYS, key, _MAX_KEYS)
             return None
     try:
         parse_filter(text)
@@ -224,10 +254,18 @@ def filter_syntax_error(text: str) -> FilterSyntaxError | None:
         # without its traceback: frames kept alive by a caller holding the error would be a cycle
         return err.with_traceback(None)
     if shape is not None and "ESCAPE" not in shape:
-        if len(_PARSED_SHAPES) >= _MAX_SHAPES:
-            _PARSED_SHAPES.clear()
-        _PARSED_SHAPES[shape] = None
+        _remember(_PARSED_SHAPES, shape, _MAX_SHAPES)
+        _remember(_PARSED_KEYS, key, _MAX_KEYS)
     return None
+
+
+def _remember(seen: dict, key: object, limit: int) -> None:
+    """Add ``key`` (unless None) to ``seen``, which is emptied first when it holds ``limit`` keys."""
+    if key is None:
+        return
+    if len(seen) >= limit:
+        seen.clear()
+    seen[key] = None
 
 
 def clear_filter_caches() -> None:
@@ -235,3 +273,4 @@ def clear_filter_caches() -> None:
     parse_filter.cache_clear()
     filter_syntax_error.cache_clear()
     _PARSED_SHAPES.clear()
+    _PARSED_KEYS.clear()
