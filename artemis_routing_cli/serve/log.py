@@ -153,10 +153,11 @@ class ServeLog:
             return
         now = time.time()
         stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+        line = f"{stamp} INFO  {message}\n"
         if len(pending) < self._bound:
-            pending.append(f"{stamp} INFO  {message}\n")
+            pending.append(line)
         else:
-            self._queue(f"{stamp} INFO  {message}\n")  # type: ignore[misc]  # set with _pending
+            self._queue(line)  # type: ignore[misc]  # set with _pending
 
     def route_line(self, pre: str, address: str, mid: str, key: str, post: str) -> None:
         """``info_line("route", f"{pre}{address}{mid}{key!r}{post}")``, the text line built in one step."""
@@ -166,10 +167,11 @@ class ServeLog:
             return
         now = time.time()
         stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+        line = f"{stamp} INFO  {pre}{address}{mid}{key!r}{post}\n"
         if len(pending) < self._bound:
-            pending.append(f"{stamp} INFO  {pre}{address}{mid}{key!r}{post}\n")
+            pending.append(line)
         else:
-            self._queue(f"{stamp} INFO  {pre}{address}{mid}{key!r}{post}\n")  # type: ignore[misc]  # set with _pending
+            self._queue(line)  # type: ignore[misc]  # set with _pending
 
     def warning(self, event: str, message: str, **fields: object) -> None:
         self.log("warn", event, message, **fields)
