@@ -49,7 +49,10 @@ WRAP_CORE = """<?xml version="1.0"?>
 """
 
 
-def generate(routers: int, diverts: int, clusters: int) -> str:
+def generate(routers: int, diverts: int, clusters: int, distinct: bool = False) -> str:
+    """A broker.xml with these counts. ``distinct``: no two routers share a pool password, key-filter
+    or local-target-filter (half the passwords plain, half ``ENC(...)`` of their own), so no per-value
+    memo of arouter's gains from repetition (a held-out input, rather than the usual bench file)."""
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            '<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">',
            "<name>bench</name>", "<connectors>"]
@@ -72,9 +75,13 @@ def generate(routers: int, diverts: int, clusters: int) -> str:
     policies = ["CONSISTENT_HASH", "FIRST_ELEMENT", "ROUND_ROBIN", "LEAST_CONNECTIONS"]
     for i in range(routers):
         refs = "".join(f"<connector-ref>c{(i + j) % 50}</connector-ref>" for j in range(3))
-        out.append(f'<connection-router name="r{i}"><key-type>CLIENT_ID</key-type><key-filter>^.{{3}}</key-filter>'
-                   f'<local-target-filter>^FOO.*</local-target-filter><policy name="{policies[i % 4]}"/>'
-                   f"<pool><username>u</username><password>ENC(1234)</password><check-period>1000</check-period>"
+        key_filter, local_filter, password = "^.{3}", "^FOO.*", "ENC(1234)"
+        if distinct:
+            key_filter, local_filter = f"^R{i}-[A-Z]+", f"^NODE{i}(-.*)?$"
+            password = f"secret-{i * 7919 % 100003}" if i % 2 else f"ENC({i * 104729 % 10 ** 9:x}a5)"
+        out.append(f'<connection-router name="r{i}"><key-type>CLIENT_ID</key-type><key-filter>{key_filter}</key-filter>'
+                   f'<local-target-filter>{local_filter}</local-target-filter><policy name="{policies[i % 4]}"/>'
+                   f"<pool><username>u</username><password>{password}</password><check-period>1000</check-period>"
                    f"<quorum-size>1</quorum-size><static-connectors>{refs}</static-connectors></pool>"
                    "</connection-router>")
     out.append("</connection-routers></core></configuration>")

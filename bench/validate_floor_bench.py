@@ -1,6 +1,7 @@
 """``arouter validate`` against the floor program (bench/validate_floor.py), as ratios (issue 21).
 
-    python bench/validate_floor_bench.py [--repeat 7] [--callgrind] [--only corpus,gen,sample] [--sizes 0.4,1.6,6.6]
+    python bench/validate_floor_bench.py [--repeat 7] [--callgrind] [--only corpus,gen,sample]
+                                          [--sizes 0.4,1.6,6.6] [--distinct]
 
 Cases, each measured as whole processes with the same interpreter:
   corpus   one ``arouter validate`` call over the 179 corpus files (../shared/corpus, read in
@@ -8,6 +9,8 @@ Cases, each measured as whole processes with the same interpreter:
   gen-N    a generated broker.xml of 0.4, 1.6 and 6.6 MB (made on the fly, in a temporary folder),
            to show whether cost grows linearly with size;
   sample   samples/broker.xml, one process each.
+``--distinct`` makes the generated files with no value repeated between routers (pool passwords,
+key and local-target filters): a held-out input on which no per-value memo gains from repetition.
 The two programs of a case run alternately (the order flips each repeat), so load from other
 work on the machine falls on both. Each repeat gives a ratio arouter/floor, of CPU time (user +
 system of the child, from ``os.wait4``) and of wall time; printed: the median ratio and its
@@ -73,6 +76,7 @@ def main() -> None:
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--only", default="corpus,gen,sample")
     ap.add_argument("--sizes", default="0.4,1.6,6.6", help="generated file sizes, MB")
+    ap.add_argument("--distinct", action="store_true", help="generated files with no value repeated")
     args = ap.parse_args()
     wanted = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -87,8 +91,8 @@ def main() -> None:
                 cases.append((f"corpus ({len(corpus)} files, one call)", corpus))
         if "gen" in wanted:
             for mb in (float(x) for x in args.sizes.split(",")):
-                path = tmp / f"gen-{mb}.xml"
-                path.write_text(generate_mb(mb), encoding="utf-8")
+                path = tmp / f"gen-{mb}{'-distinct' if args.distinct else ''}.xml"
+                path.write_text(generate_mb(mb, args.distinct), encoding="utf-8")
                 cases.append((f"generated {path.stat().st_size / 1e6:.1f} MB", [str(path)]))
         if "sample" in wanted:
             cases.append(("sample (one process)", [str(REPO / "samples" / "broker.xml")]))

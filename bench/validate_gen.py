@@ -12,9 +12,9 @@ from validate_bench import generate
 _UNIT = (1000, 2500, 150)
 
 
-def generate_mb(megabytes: float) -> str:
-    """A broker.xml of about ``megabytes`` MB (within a few per cent)."""
+def generate_mb(megabytes: float, distinct: bool = False) -> str:
+    """A broker.xml of about ``megabytes`` MB (within a few per cent); ``distinct``: see ``generate``."""
     unit = len(generate(*_UNIT).encode("utf-8")) / 1e6
     scale = megabytes / unit
     routers, diverts, clusters = (max(1, round(n * scale)) for n in _UNIT)
-    return generate(routers, diverts, clusters)
+    return generate(routers, diverts, clusters, distinct)
