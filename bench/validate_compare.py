@@ -5,7 +5,8 @@
 
 For every format (text, json, sarif, junit, github) it records stdout, stderr and the exit code
 of ``python -m artemis_routing_cli validate`` on the sample, on generated files of 0.4, 1.6 and
-6.6 MB, and on the 179 corpus files (../shared/corpus or $AROUTER_BENCH_CORPUS, read in place, one call). Run it with
+6.6 MB (and of 1.6 and 6.6 MB with no value repeated, as ``--distinct`` makes them), and on the
+179 corpus files (../shared/corpus or $AROUTER_BENCH_CORPUS, read in place, one call). Run it with
 ``PYTHONPATH`` set to the checkout being measured. Exit 1 when anything differs from BASE.
 """
 
@@ -32,6 +33,10 @@ def inputs(tmp: Path) -> dict[str, list[str]]:
         path = tmp / f"gen-{mb}.xml"
         path.write_text(generate_mb(mb), encoding="utf-8")
         sets[f"gen-{mb}"] = [str(path)]
+    for mb in (1.6, 6.6):  # no value repeated between routers: per-value memos and fast paths miss
+        path = tmp / f"gen-{mb}-distinct.xml"
+        path.write_text(generate_mb(mb, distinct=True), encoding="utf-8")
+        sets[f"gen-{mb}-distinct"] = [str(path)]
     corpus = sorted(str(p) for p in CORPUS.rglob("*.xml"))
     if corpus:
         sets["corpus"] = corpus
