@@ -25,6 +25,7 @@ from .base import Context
 
 try:
     from ..jregex.javaregex import JavaRegexError, check_java, portability_notes
+    from ..jregex.plain import plainly_valid
 except ImportError:  # pragma: no cover - the regex adapter is part of the package
     check_java = None  # type: ignore[assignment]
 
@@ -259,6 +260,14 @@ def worked_out_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
                  "matches an empty key, so no client is kept local", None, None),)
     if check_java is None:
         return ()
+    if plainly_valid(value):
+        return ()  # Java compiles it and notes only '.' and '$' (left out below): what the parse would say
+    return parsed_filter_findings(name, value)
+
+
+def parsed_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
+    """What is reported about the non-blank filter ``<name>value</name>``, worked out by parsing it
+    as java.util.regex does (:func:`worked_out_filter_findings` without its quick answer)."""
     try:
         check_java(value)
     except JavaRegexError as err:

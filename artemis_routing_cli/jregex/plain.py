@@ -1,0 +1,59 @@
+"""A quick answer for plain Java regexes: ones Java compiles and that have nothing worth a note.
+
+A router's filters are usually plain (``^R12-[A-Z]+``, ``^NODE7(-.*)?$``, ``^.{3}``), and a large
+broker.xml holds thousands of different ones: parsing each as java.util.regex does costs far more
+than recognising this subset with one precompiled ``re``.
+
+:func:`plainly_valid` is True only for patterns written in a conservative subset of the syntax:
+ASCII literals that are no metacharacter, ``\\`` before ASCII punctuation, ``.``, ``^``, ``$``,
+classes of ASCII literals, escaped punctuation and ranges between ASCII letters or digits (``-``
+also first or last), groups ``(...)`` and ``(?:...)`` nested at most four deep, ``|``, and after
+an atom or a group one quantifier ``* + ? {n} {n,} {n,m}`` (at most four digits), lazy or not.
+For every such pattern :func:`~artemis_routing_cli.jregex.javaregex.check_java` finds no error and
+its only notes are the ones on ``.`` and ``$``. False means "not known": ask the full parser.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["plainly_valid"]
+
+_METAS = "\\^$.|?*+()[]{}"
+_ASCII = [chr(c) for c in range(0x20, 0x7F)]
+_LITERAL = "[" + "".join(re.escape(c) for c in _ASCII if c not in _METAS) + "]"
+_ESCAPE = r"\\[" + "".join(re.escape(c) for c in _ASCII if not c.isalnum()) + "]"
+_CLASS_CHAR = "[" + "".join(re.escape(c) for c in _ASCII if c not in "[]\\&^-") + "]"
+_RANGE = "[0-9A-Za-z]-[0-9A-Za-z]"
+_CLASS_ITEM = f"(?:{_RANGE}|{_CLASS_CHAR}|{_ESCAPE})"
+_CLASS = rf"\[\^?(?:-{_CLASS_ITEM}*-?|{_CLASS_ITEM}+-?)\]"
+_QUANTIFIER = r"(?:[*+?]|\{[0-9]{1,4}(?:,[0-9]{0,4})?\})\??"
+_ATOM = rf"(?:{_LITERAL}|{_ESCAPE}|\.|{_CLASS})"
+_DEPTH = 4
+
+
+def _alternatives(depth: int) -> str:
+    """A run of items, ``|``, ``^`` and ``$``, with groups nested ``depth`` deep at most."""
+    unit = _ATOM if depth == 0 else rf"(?:{_ATOM}|\((?:\?:)?{_alternatives(depth - 1)}\))"
+    return rf"(?:{unit}(?:{_QUANTIFIER})?|[|^$])*"
+
+
+_PLAIN = re.compile(_alternatives(_DEPTH))
+# What the grammar cannot check: a range's ends in order, a counted quantifier's bounds in order.
+# Looked for anywhere in the pattern (also where a pair is no range): a find only sends the pattern
+# to the full parser.
+_RANGE_ENDS = re.compile(r"([0-9A-Za-z])-([0-9A-Za-z])")
+_COUNTED = re.compile(r"\{([0-9]+),([0-9]+)\}")
+_MAX_LENGTH = 1024
+
+
+def plainly_valid(pattern: str) -> bool:
+    """True when ``pattern`` is in the plain subset: Java compiles it, and its only portability
+    notes are those on ``.`` and ``$``. False when it is not (or not known to be)."""
+    if len(pattern) > _MAX_LENGTH or _PLAIN.fullmatch(pattern) is None:
+        return False
+    if "-" in pattern and any(low > high for low, high in _RANGE_ENDS.findall(pattern)):
+        return False
+    if "," in pattern and any(int(low) > int(high) for low, high in _COUNTED.findall(pattern)):
+        return False
+    return True

@@ -1,0 +1,147 @@
+"""The quick answer for plain Java regexes (jregex/plain.py) says what the full parse says.
+
+``plainly_valid`` lets validate skip parsing a router filter; a pattern it takes must be one the
+parser (itself checked against the JDK in test_javaregex_oracle.py) compiles with no note but those
+on '.' and '$', so that the router rule reports exactly what it reported before.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from artemis_routing_cli.jregex import javaregex
+from artemis_routing_cli.jregex.javaregex import JavaRegexError, check_java
+from artemis_routing_cli.jregex.plain import plainly_valid
+from artemis_routing_cli.rules.routers import parsed_filter_findings, worked_out_filter_findings
+
+_METAS = "\\^$.|?*+()[]{}"
+_LETTERS = "ADRZaz09_-: /#@~'\"&,<>="
+_PUNCT = "".join(c for c in map(chr, range(0x20, 0x7F)) if not c.isalnum())
+
+
+def _quantifier(ordered: bool) -> st.SearchStrategy[str]:
+    counts = st.integers(0, 9999)
+    counted = st.one_of(
+        counts.map(lambda n: f"{{{n}}}"),
+        counts.map(lambda n: f"{{{n},}}"),
+        st.tuples(counts, counts).map(lambda p: "{{{},{}}}".format(*(sorted(p) if ordered else p))),
+    )
+    return st.tuples(st.one_of(st.sampled_from("*+?"), counted), st.sampled_from(["", "?"])).map("".join)
+
+
+def _class(ordered: bool) -> st.SearchStrategy[str]:
+    ends = st.sampled_from("0129ABYZabyz")
+    pair = st.tuples(ends, ends).map(lambda p: "-".join(sorted(p) if ordered else p))
+    char = st.sampled_from([c for c in map(chr, range(0x20, 0x7F)) if c not in "[]\\&^-"])
+    escaped = st.sampled_from(_PUNCT).map(lambda c: "\\" + c)
+    items = st.lists(st.one_of(pair, char, escaped), min_size=1, max_size=5).map("".join)
+    return st.tuples(st.sampled_from(["[", "[^"]), st.sampled_from(["", "-"]), items,
+                     st.sampled_from(["", "-"])).map(lambda t: t[0] + t[1] + t[2] + t[3] + "]")
+
+
+def _subset(ordered: bool) -> st.SearchStrategy[str]:
+    """Patterns of the plain subset's grammar; with ``ordered`` False, ranges and counts may run
+    backwards (which Java rejects)."""
+    literal = st.sampled_from([c for c in map(chr, range(0x20, 0x7F)) if c not in _METAS])
+    atom = st.one_of(literal, st.sampled_from(_PUNCT).map(lambda c: "\\" + c), st.just("."), _class(ordered))
+
+    def sequence(unit: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        item = st.one_of(
+            st.tuples(unit, st.one_of(st.just(""), _quantifier(ordered))).map("".join),
+            st.sampled_from("|^$"),
+        )
+        return st.lists(item, max_size=6).map("".join)
+
+    def unit(depth: int) -> st.SearchStrategy[str]:
+        if depth == 0:
+            return atom
+        group = st.tuples(st.sampled_from(["(", "(?:"]), sequence(unit(depth - 1))).map(lambda t: t[0] + t[1] + ")")
+        return st.one_of(atom, group)
+
+    return sequence(unit(4))
+
+
+def _full_verdict(pattern: str) -> str | tuple[str, ...]:
+    """The parser's answer: its error message, or its notes but those on '.' and '$'."""
+    try:
+        notes = check_java(pattern)
+    except JavaRegexError as err:
+        return err.message
+    return tuple(n for n in notes if not n.startswith(("'.'", "'$'")))
+
+
+def _same_findings(pattern: str) -> None:
+    taken = plainly_valid(pattern)
+    if taken:
+        assert _full_verdict(pattern) == (), pattern
+    for name in ("key-filter", "local-target-filter"):
+        if pattern.strip():
+            assert worked_out_filter_findings(name, pattern) == parsed_filter_findings(name, pattern), pattern
+
+
+_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_SETTINGS
+@given(_subset(ordered=True))
+def test_subset_patterns_are_taken_and_compile_without_notes(pattern: str) -> None:
+    """Every pattern of the subset's grammar is taken, and the parser agrees it is plain."""
+    assert plainly_valid(pattern) or len(pattern) > 1024, pattern
+    _same_findings(pattern)
+
+
+@_SETTINGS
+@given(_subset(ordered=False))
+def test_backward_ranges_and_counts_are_left_to_the_parser(pattern: str) -> None:
+    _same_findings(pattern)
+
+
+@_SETTINGS
+@given(st.text(alphabet=st.sampled_from(_METAS + _LETTERS + "dwbpQEk1\u00e9\u2028\n\t\U0001F600"), max_size=30))
+def test_random_metacharacter_strings_get_the_parsers_findings(pattern: str) -> None:
+    _same_findings(pattern)
+
+
+@_SETTINGS
+@given(st.text(max_size=20))
+def test_random_strings_get_the_parsers_findings(pattern: str) -> None:
+    _same_findings(pattern)
+
+
+PLAIN = ["^R12-[A-Z]+", "^NODE7(-.*)?$", "^.{3}", "^[A-Z0-9_-]+$", "(?:EU|US)-.*", "^client\\.[a-z]{2,8}$",
+         "^a|b$", "[^-]*", "^R0-[A-Z]+"]
+
+
+@pytest.mark.parametrize("pattern", PLAIN)
+def test_typical_filters_take_the_quick_answer(pattern: str) -> None:
+    """The router rule answers typical filters without parsing them (the parse cache stays empty)."""
+    javaregex._parse.cache_clear()
+    for name in ("key-filter", "local-target-filter"):
+        assert worked_out_filter_findings(name, pattern) == ()
+    assert javaregex._parse.cache_info().misses == 0
+    assert parsed_filter_findings("key-filter", pattern) == ()
+
+
+NOT_PLAIN = [
+    ("[z-a]", "Illegal character range"), ("a{3,2}", "Illegal repetition range"), ("(a", "Unclosed group"),
+    ("a)", "Unmatched closing ')'"), ("a**", "Dangling meta character"), ("a{,2}", "Illegal repetition"),
+    ("[]", "Unclosed character class"), ("\\w+", "ASCII-only"), ("a*+", "possessive"),
+    ("(?i)é", "ASCII-only"), ("\\bx", "\\b on Java 17"), ("[a&&b]", "intersections"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "said"), NOT_PLAIN)
+def test_patterns_with_something_to_say_are_parsed(pattern: str, said: str) -> None:
+    assert not plainly_valid(pattern)
+    found = worked_out_filter_findings("key-filter", pattern)
+    assert found == parsed_filter_findings("key-filter", pattern)
+    assert len(found) == 1 and said in found[0][1]
+
+
+def test_deeper_nesting_and_long_patterns_are_parsed() -> None:
+    assert plainly_valid("((((a))))")
+    assert not plainly_valid("(((((a)))))")
+    assert plainly_valid("a" * 1024)
+    assert not plainly_valid("a" * 1025)
