@@ -19,6 +19,7 @@ digits of pi's fraction, computed here rather than tabled.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from math import isqrt
@@ -92,19 +93,18 @@ class _Blowfish:
                 if table is p:
                     rounds = p[:16]
 
-    def _f(self, x: int) -> int:
-        s = self.s
-        h = (s[0][x >> 24] + s[1][(x >> 16) & 0xFF]) & _MASK32
-        return ((h ^ s[2][(x >> 8) & 0xFF]) + s[3][x & 0xFF]) & _MASK32
-
     def decrypt_block(self, block: bytes) -> bytes:
         left, right = int.from_bytes(block[:4], "big"), int.from_bytes(block[4:], "big")
+        s0, s1, s2, s3 = self.s
+        p = self.p
         for i in range(17, 1, -1):
-            left ^= self.p[i]
-            right ^= self._f(left)
+            left ^= p[i]
+            # the round function F, written out
+            right ^= ((((s0[left >> 24] + s1[(left >> 16) & 0xFF]) & _MASK32) ^ s2[(left >> 8) & 0xFF])
+                      + s3[left & 0xFF]) & _MASK32
             left, right = right, left
         left, right = right, left
-        return (left ^ self.p[0]).to_bytes(4, "big") + (right ^ self.p[1]).to_bytes(4, "big")
+        return (left ^ p[0]).to_bytes(4, "big") + (right ^ p[1]).to_bytes(4, "big")
 
 
 def hex_big_integer_bytes(text: str) -> bytes | None:
@@ -116,16 +116,29 @@ def hex_big_integer_bytes(text: str) -> bytes | None:
     body = text[1:] if text[:1] in ("-", "+") else text
     if not body:
         return None
+    # int() reads ASCII hex digits as Java does (but alone it would also take '_', spaces and '0x')
+    value = int(body, 16) if _ASCII_HEX.fullmatch(body) is not None else java_hex_digits(body)
+    if value is None:
+        return None
+    if text[:1] == "-":
+        value = -value
+    length = value.bit_length() // 8 + 1  # two's complement with its sign bit, as toByteArray
+    return value.to_bytes(length, "big", signed=True)
+
+
+_ASCII_HEX = re.compile("[0-9A-Fa-f]+")
+
+
+def java_hex_digits(body: str) -> int | None:
+    """The unsigned hexadecimal number ``body`` (not empty), read digit by digit with
+    ``Character.digit(c, 16)``; None when a character is no digit."""
     value = 0
     for ch in body:
         digit = _java_hex_digit(ch)
         if digit < 0:
             return None
         value = value * 16 + digit
-    if text[:1] == "-":
-        value = -value
-    length = value.bit_length() // 8 + 1  # two's complement with its sign bit, as toByteArray
-    return value.to_bytes(length, "big", signed=True)
+    return value
 
 
 def _java_hex_digit(ch: str) -> int:
