@@ -173,8 +173,8 @@ def _cipher(key: bytes) -> _Blowfish | None:
 def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
     """Whether the default codec's two-way algorithm decodes ``masked`` (the text inside ENC())."""
     if len(masked) <= _CACHED_LENGTH:
-        return _decrypt_cached(masked, key) is not None
-    return _decrypt(masked, key) is not None
+        return _decodes_cached(masked, key)
+    return _decodes(masked, key)
 
 
 def undecodable_reason(masked: str, key: bytes = DEFAULT_KEY) -> str:
@@ -198,8 +198,8 @@ _CACHED_LENGTH = 512
 
 
 @lru_cache(maxsize=256)
-def _decrypt_cached(masked: str, key: bytes) -> bytes | None:
-    return _decrypt(masked, key)
+def _decodes_cached(masked: str, key: bytes) -> bool:
+    return _decodes(masked, key)
 
 
 def is_hex_big_integer(text: str) -> bool:
@@ -214,20 +214,41 @@ def _is_hex_cached(text: str) -> bool:
     return hex_big_integer_bytes(text) is not None
 
 
-def _decrypt(masked: str, key: bytes) -> bytes | None:
+def _blocks(masked: str, key: bytes) -> tuple[_Blowfish, bytes] | None:
+    """The cipher and the bytes it decrypts (a multiple of 8), or None where decoding throws first."""
     data = hex_big_integer_bytes(masked)
     if data is None:
         return None
     if len(data) % 8:
         data = bytes(8 - len(data) % 8) + data
     cipher = _cipher(key)
-    if cipher is None:
-        return None
-    plain = b"".join(cipher.decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
+    return None if cipher is None else (cipher, data)
+
+
+def _padding(plain: bytes) -> int:
+    """How many bytes of PKCS5 padding end ``plain`` (its last block decrypted), 0 when it is not padding."""
     pad = plain[-1]
-    if not (1 <= pad <= 8 and plain[-pad:] == bytes([pad]) * pad):
+    return pad if 1 <= pad <= 8 and plain[-pad:] == bytes([pad]) * pad else 0
+
+
+def _decrypt(masked: str, key: bytes) -> bytes | None:
+    got = _blocks(masked, key)
+    if got is None:
         return None
-    return plain[:-pad]
+    cipher, data = got
+    plain = b"".join(cipher.decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
+    pad = _padding(plain)
+    return plain[:-pad] if pad else None
+
+
+def _decodes(masked: str, key: bytes) -> bool:
+    """``_decrypt(masked, key) is not None``: in ECB each block decrypts alone, and the padding the
+    verdict depends on is in the last one."""
+    got = _blocks(masked, key)
+    if got is None:
+        return False
+    cipher, data = got
+    return _padding(cipher.decrypt_block(data[-8:])) > 0
 
 
 def codec_key(codec: str, properties: Mapping[str, str], environ: Mapping[str, str]) -> bytes | str:
