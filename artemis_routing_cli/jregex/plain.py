@@ -2,7 +2,7 @@
 
 A router's filters are usually plain (``^R12-[A-Z]+``, ``^NODE7(-.*)?$``, ``^.{3}``), and a large
 broker.xml holds thousands of different ones: parsing each as java.util.regex does costs far more
-than recognising this subset with one precompiled ``re``.
+than recognising this subset with a precompiled ``re`` (the group structure is checked apart).
 
 :func:`plainly_valid` is True only for patterns written in a conservative subset of the syntax:
 ASCII literals that are no metacharacter, ``\\`` before ASCII punctuation, ``.``, ``^``, ``$``,
@@ -21,24 +21,35 @@ __all__ = ["plainly_valid"]
 
 _METAS = "\\^$.|?*+()[]{}"
 _ASCII = [chr(c) for c in range(0x20, 0x7F)]
-_LITERAL = "[" + "".join(re.escape(c) for c in _ASCII if c not in _METAS) + "]"
-_ESCAPE = r"\\[" + "".join(re.escape(c) for c in _ASCII if not c.isalnum()) + "]"
-_CLASS_CHAR = "[" + "".join(re.escape(c) for c in _ASCII if c not in "[]\\&^-") + "]"
-_RANGE = "[0-9A-Za-z]-[0-9A-Za-z]"
-_CLASS_ITEM = f"(?:{_RANGE}|{_CLASS_CHAR}|{_ESCAPE})"
+
+
+def _chars(chars: list[str]) -> str:
+    """A ``re`` class of ``chars``, written with ranges (a short pattern compiles quickly)."""
+    codes = sorted(map(ord, chars))
+    runs: list[list[int]] = []
+    for code in codes:
+        if runs and runs[-1][1] == code - 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+
+    def one(code: int) -> str:
+        return chr(code) if chr(code).isalnum() else "\\" + chr(code)
+
+    return "[" + "".join(one(a) if a == b else f"{one(a)}-{one(b)}" for a, b in runs) + "]"
+
+
+_LITERAL = _chars([c for c in _ASCII if c not in _METAS])
+_ESCAPE = r"\\" + _chars([c for c in _ASCII if not c.isalnum()])
+_CLASS_CHAR = _chars([c for c in _ASCII if c not in "[]\\&^-"])
+_CLASS_ITEM = f"(?:[0-9A-Za-z]-[0-9A-Za-z]|{_CLASS_CHAR}|{_ESCAPE})"
 _CLASS = rf"\[\^?(?:-{_CLASS_ITEM}*-?|{_CLASS_ITEM}+-?)\]"
 _QUANTIFIER = r"(?:[*+?]|\{[0-9]{1,4}(?:,[0-9]{0,4})?\})\??"
-_ATOM = rf"(?:{_LITERAL}|{_ESCAPE}|\.|{_CLASS})"
+# Every item, ``(``, ``(?:`` and ``)`` (the only one of them a quantifier may follow), ``|``, ``^``, ``$``.
+_PLAIN = re.compile(rf"(?:(?:{_LITERAL}|{_ESCAPE}|\.|{_CLASS}|\))(?:{_QUANTIFIER})?|\((?:\?:)?|[|^$])*")
+# In a pattern of that grammar, everything but the parentheses of groups.
+_NOT_GROUP = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|[^()\\[]+")
 _DEPTH = 4
-
-
-def _alternatives(depth: int) -> str:
-    """A run of items, ``|``, ``^`` and ``$``, with groups nested ``depth`` deep at most."""
-    unit = _ATOM if depth == 0 else rf"(?:{_ATOM}|\((?:\?:)?{_alternatives(depth - 1)}\))"
-    return rf"(?:{unit}(?:{_QUANTIFIER})?|[|^$])*"
-
-
-_PLAIN = re.compile(_alternatives(_DEPTH))
 # What the grammar cannot check: a range's ends in order, a counted quantifier's bounds in order.
 # Looked for anywhere in the pattern (also where a pair is no range): a find only sends the pattern
 # to the full parser.
@@ -52,6 +63,12 @@ def plainly_valid(pattern: str) -> bool:
     notes are those on ``.`` and ``$``. False when it is not (or not known to be)."""
     if len(pattern) > _MAX_LENGTH or _PLAIN.fullmatch(pattern) is None:
         return False
+    if "(" in pattern or ")" in pattern:
+        groups = _NOT_GROUP.sub("", pattern)
+        for _ in range(_DEPTH):  # each pass takes away the innermost pairs
+            groups = groups.replace("()", "")
+        if groups:
+            return False  # unbalanced, or nested deeper than _DEPTH
     if "-" in pattern and any(low > high for low, high in _RANGE_ENDS.findall(pattern)):
         return False
     if "," in pattern and any(int(low) > int(high) for low, high in _COUNTED.findall(pattern)):
