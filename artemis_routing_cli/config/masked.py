@@ -97,10 +97,11 @@ class _Blowfish:
         left, right = int.from_bytes(block[:4], "big"), int.from_bytes(block[4:], "big")
         s0, s1, s2, s3 = self.s
         p = self.p
-        for i in range(17, 1, -1):
-            left ^= p[i]
-            # the round function F, written out
-            right ^= ((((s0[left >> 24] + s1[(left >> 16) & 0xFF]) & _MASK32) ^ s2[(left >> 8) & 0xFF])
+        for sub in p[17:1:-1]:
+            left ^= sub
+            # the round function F, written out; the first sum is not cut to 32 bits: its carry stays
+            # above the 32 bits the XOR and the final cut work on
+            right ^= (((s0[left >> 24] + s1[(left >> 16) & 0xFF]) ^ s2[(left >> 8) & 0xFF])
                       + s3[left & 0xFF]) & _MASK32
             left, right = right, left
         left, right = right, left
