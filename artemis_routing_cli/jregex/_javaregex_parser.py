@@ -33,6 +33,11 @@ MAX_REPS = 0x7FFFFFFF  # Pattern.MAX_REPS
 _BACKSLASH = 0x5C
 
 
+def ascii_shorthand_note(letter: str) -> str:
+    """The portability note on ``\\d \\D \\s \\S \\w \\W`` (``letter``) without (?U)."""
+    return f"\\{letter} is ASCII-only in Java unless (?U) is on"
+
+
 class SyntaxProblem(Exception):
     """Java would throw PatternSyntaxException(description, pattern, index)."""
 
@@ -799,7 +804,7 @@ class Parser:
             if c in "DSWHV" or (ucc and c in "dsw"):
                 self.nonbmp += 1
             if c in "dswDSW" and not ucc:
-                self.note(f"\\{c} is ASCII-only in Java unless (?U) is on")
+                self.note(ascii_shorthand_note(c))
             if c in "hH":
                 self.note("\\h (horizontal whitespace) is not supported by Python's re nor JavaScript")
             return self._set_escape(shorthand[c](), inclass)

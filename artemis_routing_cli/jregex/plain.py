@@ -1,23 +1,27 @@
-"""A quick answer for plain Java regexes: ones Java compiles and that have nothing worth a note.
+"""A quick answer for plain Java regexes: ones Java compiles, whose portability notes are known at sight.
 
-A router's filters are usually plain (``^R12-[A-Z]+``, ``^NODE7(-.*)?$``, ``^.{3}``), and a large
-broker.xml holds thousands of different ones: parsing each as java.util.regex does costs far more
-than recognising this subset with a precompiled ``re`` (the group structure is checked apart).
+A router's filters are usually plain (``^R12-[A-Z]+``, ``^NODE7(-.*)?$``, ``^.{3}``, ``^[a-z]+\\d{2}``),
+and a large broker.xml holds thousands of different ones: parsing each as java.util.regex does costs
+far more than recognising this subset with a precompiled ``re`` (the group structure is checked apart).
 
-:func:`plainly_valid` is True only for patterns written in a conservative subset of the syntax:
-ASCII literals that are no metacharacter, ``\\`` before ASCII punctuation, ``.``, ``^``, ``$``,
-classes of ASCII literals, escaped punctuation and ranges between ASCII letters or digits (``-``
-also first or last), groups ``(...)`` and ``(?:...)`` nested at most four deep, ``|``, and after
-an atom or a group one quantifier ``* + ? {n} {n,} {n,m}`` (at most four digits), lazy or not.
-For every such pattern :func:`~artemis_routing_cli.jregex.javaregex.check_java` finds no error and
-its only notes are the ones on ``.`` and ``$``. False means "not known": ask the full parser.
+:func:`plain_notes` answers only for patterns written in a conservative subset of the syntax:
+ASCII literals that are no metacharacter, ``\\`` before ASCII punctuation, ``\\d \\D \\s \\S \\w \\W``,
+``.``, ``^``, ``$``, classes of ASCII literals, those escapes and ranges between ASCII letters or
+digits (``-`` also first or last), groups ``(...)`` and ``(?:...)`` nested at most four deep, ``|``,
+and after an atom or a group one quantifier ``* + ? {n} {n,} {n,m}`` (at most four digits), lazy or
+not. For every such pattern :func:`~artemis_routing_cli.jregex.javaregex.check_java` finds no error,
+and its notes are the ones on ``.`` and ``$`` and the ones on the shorthand escapes, in the order
+they are first written: :func:`plain_notes` returns the latter. None means "not known": ask the
+full parser.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["plainly_valid"]
+from ._javaregex_parser import ascii_shorthand_note
+
+__all__ = ["plain_notes"]
 
 _METAS = "\\^$.|?*+()[]{}"
 _ASCII = [chr(c) for c in range(0x20, 0x7F)]
@@ -40,7 +44,7 @@ def _chars(chars: list[str]) -> str:
 
 
 _LITERAL = _chars([c for c in _ASCII if c not in _METAS])
-_ESCAPE = r"\\" + _chars([c for c in _ASCII if not c.isalnum()])
+_ESCAPE = r"\\" + _chars([c for c in _ASCII if not c.isalnum()] + list("dDsSwW"))
 _CLASS_CHAR = _chars([c for c in _ASCII if c not in "[]\\&^-"])
 _CLASS_ITEM = f"(?:[0-9A-Za-z]-[0-9A-Za-z]|{_CLASS_CHAR}|{_ESCAPE})"
 _CLASS = rf"\[\^?(?:-{_CLASS_ITEM}*-?|{_CLASS_ITEM}+-?)\]"
@@ -58,19 +62,25 @@ _COUNTED = re.compile(r"\{([0-9]+),([0-9]+)\}")
 _MAX_LENGTH = 1024
 
 
-def plainly_valid(pattern: str) -> bool:
-    """True when ``pattern`` is in the plain subset: Java compiles it, and its only portability
-    notes are those on ``.`` and ``$``. False when it is not (or not known to be)."""
+_SHORTHAND = re.compile(r"\\([dDsSwW])|\\.")
+
+
+def plain_notes(pattern: str) -> tuple[str, ...] | None:
+    """For a pattern of the plain subset, its portability notes but those on ``.`` and ``$``, as
+    the full parse lists them (Java compiles it); None for any other pattern (not known)."""
     if len(pattern) > _MAX_LENGTH or _PLAIN.fullmatch(pattern) is None:
-        return False
+        return None
     if "(" in pattern or ")" in pattern:
         groups = _NOT_GROUP.sub("", pattern)
         for _ in range(_DEPTH):  # each pass takes away the innermost pairs
             groups = groups.replace("()", "")
         if groups:
-            return False  # unbalanced, or nested deeper than _DEPTH
+            return None  # unbalanced, or nested deeper than _DEPTH
     if "-" in pattern and any(low > high for low, high in _RANGE_ENDS.findall(pattern)):
-        return False
+        return None
     if "," in pattern and any(int(low) > int(high) for low, high in _COUNTED.findall(pattern)):
-        return False
-    return True
+        return None
+    if "\\" not in pattern:
+        return ()
+    letters = dict.fromkeys(letter for letter in _SHORTHAND.findall(pattern) if letter)
+    return tuple(ascii_shorthand_note(letter) for letter in letters)

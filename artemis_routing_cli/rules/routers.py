@@ -10,7 +10,7 @@ the router is deployed: `key-filter` with `find()` (the key becomes the matched 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from lxml import etree
@@ -25,7 +25,7 @@ from .base import Context
 
 try:
     from ..jregex.javaregex import JavaRegexError, check_java, portability_notes
-    from ..jregex.plain import plainly_valid
+    from ..jregex.plain import plain_notes
 except ImportError:  # pragma: no cover - the regex adapter is part of the package
     check_java = None  # type: ignore[assignment]
 
@@ -260,9 +260,8 @@ def worked_out_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
                  "matches an empty key, so no client is kept local", None, None),)
     if check_java is None:
         return ()
-    if plainly_valid(value):
-        return ()  # Java compiles it and notes only '.' and '$' (left out below): what the parse would say
-    return parsed_filter_findings(name, value)
+    notes = plain_notes(value)  # what the parse below would find, known at sight for plain patterns
+    return parsed_filter_findings(name, value) if notes is None else _noted(name, value, notes)
 
 
 def parsed_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
@@ -278,7 +277,10 @@ def parsed_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
                  Severity.WARNING, DEPLOYS),)
     # '.' and '$' differ only around line terminators, which keys practically never hold:
     # reporting them on every filter would bury the notes that matter (\w, \b, flags, ...).
-    notes = [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))]
+    return _noted(name, value, [n for n in portability_notes(value) if not n.startswith(("'.'", "'$'"))])
+
+
+def _noted(name: str, value: str, notes: Sequence[str]) -> tuple[Finding, ...]:
     if notes:
         mode = "find" if name == "key-filter" else "matches"
         return (("AR310", f"<{name}> '{value}' (Java regex, {mode}()): " + "; ".join(notes), None, None),)

@@ -1,8 +1,9 @@
 """The quick answer for plain Java regexes (jregex/plain.py) says what the full parse says.
 
-``plainly_valid`` lets validate skip parsing a router filter; a pattern it takes must be one the
-parser (itself checked against the JDK in test_javaregex_oracle.py) compiles with no note but those
-on '.' and '$', so that the router rule reports exactly what it reported before.
+``plain_notes`` lets validate skip parsing a router filter; a pattern it takes must be one the
+parser (itself checked against the JDK in test_javaregex_oracle.py) compiles, with the notes it
+gives (but those on '.' and '$', which the rule leaves out), so that the router rule reports exactly
+what it reported before.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from artemis_routing_cli.jregex import javaregex
 from artemis_routing_cli.jregex.javaregex import JavaRegexError, check_java
-from artemis_routing_cli.jregex.plain import plainly_valid
+from artemis_routing_cli.jregex.plain import plain_notes
 from artemis_routing_cli.rules.routers import parsed_filter_findings, worked_out_filter_findings
 
 _METAS = "\\^$.|?*+()[]{}"
@@ -35,7 +36,7 @@ def _class(ordered: bool) -> st.SearchStrategy[str]:
     ends = st.sampled_from("0129ABYZabyz")
     pair = st.tuples(ends, ends).map(lambda p: "-".join(sorted(p) if ordered else p))
     char = st.sampled_from([c for c in map(chr, range(0x20, 0x7F)) if c not in "[]\\&^-"])
-    escaped = st.sampled_from(_PUNCT).map(lambda c: "\\" + c)
+    escaped = st.sampled_from(_PUNCT + "dDsSwW").map(lambda c: "\\" + c)
     items = st.lists(st.one_of(pair, char, escaped), min_size=1, max_size=5).map("".join)
     return st.tuples(st.sampled_from(["[", "[^"]), st.sampled_from(["", "-"]), items,
                      st.sampled_from(["", "-"])).map(lambda t: t[0] + t[1] + t[2] + t[3] + "]")
@@ -45,7 +46,7 @@ def _subset(ordered: bool) -> st.SearchStrategy[str]:
     """Patterns of the plain subset's grammar; with ``ordered`` False, ranges and counts may run
     backwards (which Java rejects)."""
     literal = st.sampled_from([c for c in map(chr, range(0x20, 0x7F)) if c not in _METAS])
-    atom = st.one_of(literal, st.sampled_from(_PUNCT).map(lambda c: "\\" + c), st.just("."), _class(ordered))
+    atom = st.one_of(literal, st.sampled_from(_PUNCT + "dDsSwW").map(lambda c: "\\" + c), st.just("."), _class(ordered))
 
     def sequence(unit: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         item = st.one_of(
@@ -73,9 +74,9 @@ def _full_verdict(pattern: str) -> str | tuple[str, ...]:
 
 
 def _same_findings(pattern: str) -> None:
-    taken = plainly_valid(pattern)
-    if taken:
-        assert _full_verdict(pattern) == (), pattern
+    notes = plain_notes(pattern)
+    if notes is not None:
+        assert _full_verdict(pattern) == notes, pattern
     for name in ("key-filter", "local-target-filter"):
         if pattern.strip():
             assert worked_out_filter_findings(name, pattern) == parsed_filter_findings(name, pattern), pattern
@@ -86,9 +87,9 @@ _SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[Hea
 
 @_SETTINGS
 @given(_subset(ordered=True))
-def test_subset_patterns_are_taken_and_compile_without_notes(pattern: str) -> None:
-    """Every pattern of the subset's grammar is taken, and the parser agrees it is plain."""
-    assert plainly_valid(pattern) or len(pattern) > 1024, pattern
+def test_subset_patterns_are_taken_with_the_parsers_notes(pattern: str) -> None:
+    """Every pattern of the subset's grammar is taken, and the parser finds the same notes."""
+    assert plain_notes(pattern) is not None or len(pattern) > 1024, pattern
     _same_findings(pattern)
 
 
@@ -99,7 +100,7 @@ def test_backward_ranges_and_counts_are_left_to_the_parser(pattern: str) -> None
 
 
 @_SETTINGS
-@given(st.text(alphabet=st.sampled_from(_METAS + _LETTERS + "dwbpQEk1\u00e9\u2028\n\t\U0001F600"), max_size=30))
+@given(st.text(alphabet=st.sampled_from(_METAS + _LETTERS + "dDsSwWbpQEk1\u00e9\u2028\n\t\U0001F600"), max_size=30))
 def test_random_metacharacter_strings_get_the_parsers_findings(pattern: str) -> None:
     _same_findings(pattern)
 
@@ -112,36 +113,42 @@ def test_random_strings_get_the_parsers_findings(pattern: str) -> None:
 
 PLAIN = ["^R12-[A-Z]+", "^NODE7(-.*)?$", "^.{3}", "^[A-Z0-9_-]+$", "(?:EU|US)-.*", "^client\\.[a-z]{2,8}$",
          "^a|b$", "[^-]*", "^R0-[A-Z]+"]
+NOTED = {"^[a-z]+\\d{2}": ["\\d"], "\\w+@\\S+\\.\\w+": ["\\w", "\\S"], "[\\s\\W-]x\\\\d": ["\\s", "\\W"]}
 
 
-@pytest.mark.parametrize("pattern", PLAIN)
+@pytest.mark.parametrize("pattern", PLAIN + list(NOTED))
 def test_typical_filters_take_the_quick_answer(pattern: str) -> None:
     """The router rule answers typical filters without parsing them (the parse cache stays empty)."""
     javaregex._parse.cache_clear()
-    for name in ("key-filter", "local-target-filter"):
-        assert worked_out_filter_findings(name, pattern) == ()
+    found = [worked_out_filter_findings(name, pattern) for name in ("key-filter", "local-target-filter")]
     assert javaregex._parse.cache_info().misses == 0
-    assert parsed_filter_findings("key-filter", pattern) == ()
+    assert found[0] == parsed_filter_findings("key-filter", pattern)
+    assert found[1] == parsed_filter_findings("local-target-filter", pattern)
+    if pattern in NOTED:
+        assert found[0][0][0] == "AR310"
+        assert [note.split()[0] for note in found[0][0][1].split("): ", 1)[1].split("; ")] == NOTED[pattern]
+    else:
+        assert found == [(), ()]
 
 
 NOT_PLAIN = [
     ("[z-a]", "Illegal character range"), ("a{3,2}", "Illegal repetition range"), ("(a", "Unclosed group"),
     ("a)", "Unmatched closing ')'"), ("a**", "Dangling meta character"), ("a{,2}", "Illegal repetition"),
-    ("[]", "Unclosed character class"), ("\\w+", "ASCII-only"), ("a*+", "possessive"),
+    ("[]", "Unclosed character class"), ("\\w+\\b", "\\b on Java 17"), ("a*+", "possessive"),
     ("(?i)é", "ASCII-only"), ("\\bx", "\\b on Java 17"), ("[a&&b]", "intersections"),
 ]
 
 
 @pytest.mark.parametrize(("pattern", "said"), NOT_PLAIN)
 def test_patterns_with_something_to_say_are_parsed(pattern: str, said: str) -> None:
-    assert not plainly_valid(pattern)
+    assert plain_notes(pattern) is None
     found = worked_out_filter_findings("key-filter", pattern)
     assert found == parsed_filter_findings("key-filter", pattern)
     assert len(found) == 1 and said in found[0][1]
 
 
 def test_deeper_nesting_and_long_patterns_are_parsed() -> None:
-    assert plainly_valid("((((a))))")
-    assert not plainly_valid("(((((a)))))")
-    assert plainly_valid("a" * 1024)
-    assert not plainly_valid("a" * 1025)
+    assert plain_notes("((((a))))") == ()
+    assert plain_notes("(((((a)))))") is None
+    assert plain_notes("a" * 1024) == ()
+    assert plain_notes("a" * 1025) is None
