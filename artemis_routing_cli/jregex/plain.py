@@ -7,12 +7,12 @@ far more than recognising this subset with a precompiled ``re`` (the group struc
 :func:`plain_notes` answers only for patterns written in a conservative subset of the syntax:
 ASCII literals that are no metacharacter, ``\\`` before ASCII punctuation, ``\\d \\D \\s \\S \\w \\W``,
 ``.``, ``^``, ``$``, classes of ASCII literals, those escapes and ranges between ASCII letters or
-digits (``-`` also first or last), groups ``(...)`` and ``(?:...)`` nested at most four deep, ``|``,
-and after an atom or a group one quantifier ``* + ? {n} {n,} {n,m}`` (at most four digits), lazy or
-not. For every such pattern :func:`~artemis_routing_cli.jregex.javaregex.check_java` finds no error,
-and its notes are the ones on ``.`` and ``$`` and the ones on the shorthand escapes, in the order
-they are first written: :func:`plain_notes` returns the latter. None means "not known": ask the
-full parser.
+digits (``-`` also first or last), groups ``(...)``, ``(?:...)`` and ``(?i:...)`` nested at most
+four deep, flags ``(?i)`` (``i m s d``, also turned off), ``|``, and after an atom or a group one
+quantifier ``* + ? {n} {n,} {n,m}`` (at most four digits), lazy or not. For every such pattern
+:func:`~artemis_routing_cli.jregex.javaregex.check_java` finds no error, and its notes are the ones
+on ``.`` and ``$`` and the ones on the shorthand escapes, in the order they are first written:
+:func:`plain_notes` returns the latter. None means "not known": ask the full parser.
 """
 
 from __future__ import annotations
@@ -49,14 +49,17 @@ _CLASS_CHAR = _chars([c for c in _ASCII if c not in "[]\\&^-"])
 _CLASS_ITEM = f"(?:[0-9A-Za-z]-[0-9A-Za-z]|{_CLASS_CHAR}|{_ESCAPE})"
 _CLASS = rf"\[\^?(?:-{_CLASS_ITEM}*-?|{_CLASS_ITEM}+-?)\]"
 _QUANTIFIER = r"(?:[*+?]|\{[0-9]{1,4}(?:,[0-9]{0,4})?\})\??"
-# Every item, ``(``, ``(?:`` and ``)`` (the only one of them a quantifier may follow), ``|``, ``^``, ``$``.
-_PLAIN = re.compile(rf"(?:(?:{_LITERAL}|{_ESCAPE}|\.|{_CLASS}|\))(?:{_QUANTIFIER})?|\((?:\?:)?|[|^$])*")
+# Flags that change no note and no verdict on this subset (not x, which makes '#' a comment; c, u, U)
+_FLAGS = r"\?[imsd]*(?:-[imsd]*)?"
+# Every item, ``(``, ``(?:``, ``(?i:`` and ``)`` (the only one of them a quantifier may follow), a
+# flag group such as ``(?i)``, ``|``, ``^``, ``$``.
+_PLAIN = re.compile(rf"(?:(?:{_LITERAL}|{_ESCAPE}|\.|{_CLASS}|\))(?:{_QUANTIFIER})?|\((?:{_FLAGS}[:)])?|[|^$])*")
 # In a pattern of that grammar, everything but the parentheses of groups.
 _NOT_GROUP = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|[^()\\[]+")
 _DEPTH = 4
-# What the grammar cannot check: a range's ends in order, a counted quantifier's bounds in order.
-# Looked for anywhere in the pattern (also where a pair is no range): a find only sends the pattern
-# to the full parser.
+# What the grammar cannot check: a range's ends in order (in each class), a counted quantifier's
+# bounds in order (looked for anywhere: a find in a class only sends the pattern to the full parser).
+_CLASSES = re.compile(r"\\.|(\[(?:\\.|[^\]\\])*\])")
 _RANGE_ENDS = re.compile(r"([0-9A-Za-z])-([0-9A-Za-z])")
 _COUNTED = re.compile(r"\{([0-9]+),([0-9]+)\}")
 _MAX_LENGTH = 1024
@@ -76,8 +79,10 @@ def plain_notes(pattern: str) -> tuple[str, ...] | None:
             groups = groups.replace("()", "")
         if groups:
             return None  # unbalanced, or nested deeper than _DEPTH
-    if "-" in pattern and any(low > high for low, high in _RANGE_ENDS.findall(pattern)):
-        return None
+    if "-" in pattern and "[" in pattern:
+        for chars in _CLASSES.findall(pattern):
+            if any(low > high for low, high in _RANGE_ENDS.findall(chars)):
+                return None
     if "," in pattern and any(int(low) > int(high) for low, high in _COUNTED.findall(pattern)):
         return None
     if "\\" not in pattern:

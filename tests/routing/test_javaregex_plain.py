@@ -42,6 +42,10 @@ def _class(ordered: bool) -> st.SearchStrategy[str]:
                      st.sampled_from(["", "-"])).map(lambda t: t[0] + t[1] + t[2] + t[3] + "]")
 
 
+_flags = st.tuples(st.text(alphabet="imsd", max_size=3), st.sampled_from(["", "-"]),
+                   st.text(alphabet="imsd", max_size=2)).map(lambda t: t[0] + (t[1] + t[2] if t[1] else ""))
+
+
 def _subset(ordered: bool) -> st.SearchStrategy[str]:
     """Patterns of the plain subset's grammar; with ``ordered`` False, ranges and counts may run
     backwards (which Java rejects)."""
@@ -52,13 +56,15 @@ def _subset(ordered: bool) -> st.SearchStrategy[str]:
         item = st.one_of(
             st.tuples(unit, st.one_of(st.just(""), _quantifier(ordered))).map("".join),
             st.sampled_from("|^$"),
+            _flags.map(lambda f: f"(?{f})"),
         )
         return st.lists(item, max_size=6).map("".join)
 
     def unit(depth: int) -> st.SearchStrategy[str]:
         if depth == 0:
             return atom
-        group = st.tuples(st.sampled_from(["(", "(?:"]), sequence(unit(depth - 1))).map(lambda t: t[0] + t[1] + ")")
+        opener = st.one_of(st.just("("), _flags.map(lambda f: f"(?{f}:"))
+        group = st.tuples(opener, sequence(unit(depth - 1))).map(lambda t: t[0] + t[1] + ")")
         return st.one_of(atom, group)
 
     return sequence(unit(4))
@@ -112,7 +118,7 @@ def test_random_strings_get_the_parsers_findings(pattern: str) -> None:
 
 
 PLAIN = ["^R12-[A-Z]+", "^NODE7(-.*)?$", "^.{3}", "^[A-Z0-9_-]+$", "(?:EU|US)-.*", "^client\\.[a-z]{2,8}$",
-         "^a|b$", "[^-]*", "^R0-[A-Z]+"]
+         "^a|b$", "[^-]*", "^R0-[A-Z]+", "(?i)^node-[a-z]+$", "(?i:eu|us)-(?-i:X)"]
 NOTED = {"^[a-z]+\\d{2}": ["\\d"], "\\w+@\\S+\\.\\w+": ["\\w", "\\S"], "[\\s\\W-]x\\\\d": ["\\s", "\\W"]}
 
 
@@ -147,8 +153,11 @@ def test_patterns_with_something_to_say_are_parsed(pattern: str, said: str) -> N
     assert len(found) == 1 and said in found[0][1]
 
 
-def test_deeper_nesting_and_long_patterns_are_parsed() -> None:
+def test_deeper_nesting_long_patterns_and_other_flags_are_parsed() -> None:
     assert plain_notes("((((a))))") == ()
     assert plain_notes("(((((a)))))") is None
     assert plain_notes("a" * 1024) == ()
     assert plain_notes("a" * 1025) is None
+    # (?U) takes the note off \\w, (?x) makes '#' start a comment, (?c) and (?u) have notes of their own
+    for pattern in ("(?U)\\w", "(?x)a#(", "(?c)[a]", "(?u)a", "(?iU:a)"):
+        assert plain_notes(pattern) is None, pattern
