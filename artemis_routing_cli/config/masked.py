@@ -30,6 +30,7 @@ KEY_ENV = "ARTEMIS_DEFAULT_SENSITIVE_STRING_CODEC_KEY"  # envVarNameFromSystemPr
 DEFAULT_CODEC = "org.apache.activemq.artemis.utils.DefaultSensitiveStringCodec"
 _MASK32 = 0xFFFFFFFF
 _WORDS = 18 + 4 * 256
+_ASCII_HEX = re.compile("[0-9A-Fa-f]+")
 
 
 @lru_cache(maxsize=1)
@@ -125,9 +126,6 @@ def hex_big_integer_bytes(text: str) -> bytes | None:
         value = -value
     length = value.bit_length() // 8 + 1  # two's complement with its sign bit, as toByteArray
     return value.to_bytes(length, "big", signed=True)
-
-
-_ASCII_HEX = re.compile("[0-9A-Fa-f]+")
 
 
 def java_hex_digits(body: str) -> int | None:

@@ -62,10 +62,9 @@ _DEPTH = 4
 _CLASSES = re.compile(r"\\.|(\[(?:\\.|[^\]\\])*\])")
 _RANGE_ENDS = re.compile(r"([0-9A-Za-z])-([0-9A-Za-z])")
 _COUNTED = re.compile(r"\{([0-9]+),([0-9]+)\}")
-_MAX_LENGTH = 1024
-
-
+# The shorthand escapes, each escape read as one (so that ``\\\\d`` is no ``\\d``).
 _SHORTHAND = re.compile(r"\\([dDsSwW])|\\.")
+_MAX_LENGTH = 1024
 
 
 def plain_notes(pattern: str) -> tuple[str, ...] | None:

@@ -52,22 +52,22 @@ def _subset(ordered: bool) -> st.SearchStrategy[str]:
     literal = st.sampled_from([c for c in map(chr, range(0x20, 0x7F)) if c not in _METAS])
     atom = st.one_of(literal, st.sampled_from(_PUNCT + "dDsSwW").map(lambda c: "\\" + c), st.just("."), _class(ordered))
 
-    def sequence(unit: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        item = st.one_of(
-            st.tuples(unit, st.one_of(st.just(""), _quantifier(ordered))).map("".join),
-            st.sampled_from("|^$"),
-            _flags.map(lambda f: f"(?{f})"),
-        )
-        return st.lists(item, max_size=6).map("".join)
+    def sequence(depth: int) -> st.SearchStrategy[str]:
+        """Items in 4 - ``depth`` groups: groups and flag groups (parentheses too) ``depth`` deep at most."""
+        items = [st.tuples(unit(depth), st.one_of(st.just(""), _quantifier(ordered))).map("".join),
+                 st.sampled_from("|^$")]
+        if depth > 0:
+            items.append(_flags.map(lambda f: f"(?{f})"))
+        return st.lists(st.one_of(*items), max_size=6).map("".join)
 
     def unit(depth: int) -> st.SearchStrategy[str]:
         if depth == 0:
             return atom
         opener = st.one_of(st.just("("), _flags.map(lambda f: f"(?{f}:"))
-        group = st.tuples(opener, sequence(unit(depth - 1))).map(lambda t: t[0] + t[1] + ")")
+        group = st.tuples(opener, sequence(depth - 1)).map(lambda t: t[0] + t[1] + ")")
         return st.one_of(atom, group)
 
-    return sequence(unit(4))
+    return sequence(4)
 
 
 def _full_verdict(pattern: str) -> str | tuple[str, ...]:
