@@ -358,3 +358,36 @@ def test_xml_id_is_not_one_of_the_brokers_special_attributes() -> None:
         ok = DIVERT.format(body="    <address>a</address><forwarding-address>b</forwarding-address>").replace(
             '<divert name="d1">', f'<divert name="d1" {attr}>')
         assert check_fragment(ok) == [], attr
+
+
+# ------------------------------------------------------------------ crowded elements
+
+
+@pytest.mark.parametrize("count", [0, 1, 49, 50, 51, 300])
+@pytest.mark.parametrize("kind", ["plain", "namespaced", "xml", "declarations"])
+@pytest.mark.parametrize("where", ["section", "deep", "last"])
+def test_crowded_section_agrees_with_counting_attributes(count: int, kind: str, where: str) -> None:
+    """Whether a section holds an element with more attributes than are listed (one XPath in libxml2)
+    is what counting each element's ``attrib`` says: namespaced and xml:* attributes count,
+    namespace declarations (``xmlns:p``) do not, wherever the element sits."""
+    from lxml import etree
+
+    from artemis_routing_cli.config.schema import MAX_FINDINGS_PER_ELEMENT, crowded_section
+
+    decls = "".join(f' xmlns:n{i}="urn:n{i}"' for i in range(count)) if kind == "declarations" else ""
+    section = etree.fromstring(f'<diverts xmlns="urn:activemq:core" xmlns:p="urn:p"{decls}>'
+                               '<divert name="a"><address>x</address><!-- c --><?pi x?></divert>'
+                               '<divert name="b"><address>y</address></divert></diverts>')
+    target = {"section": section, "deep": section[0][0], "last": section[1]}[where]
+    for i in range(count if kind != "declarations" else 10):
+        if kind == "namespaced" and i % 2:
+            target.set(f"{{urn:p}}a{i}", "1")
+        elif kind == "xml" and i == 0:
+            target.set("{http://www.w3.org/XML/1998/namespace}lang", "en")
+        else:
+            target.set(f"a{i}", "1")
+    counted = any(len(el.attrib) > MAX_FINDINGS_PER_ELEMENT for el in section.iter(etree.Element))
+    assert counted == (len(target.attrib) > MAX_FINDINGS_PER_ELEMENT)  # the element built here is the only candidate
+    if kind == "declarations":
+        assert not counted and len(target.nsmap) > count
+    assert crowded_section(section) is counted
