@@ -341,7 +341,7 @@ MAX_ERRORS_PER_SECTION = 2_000
 # with an attribute in position MAX + 1. libxml2 stops at that position on each element's attribute list
 # and makes no Python object per element (``count(@*)`` would build every element's whole list).
 # Namespace declarations are no attributes here, as in lxml's ``attrib``; namespaced attributes are.
-_CROWDED = etree.XPath(f"boolean(descendant-or-self::*/@*[{MAX_FINDINGS_PER_ELEMENT + 1}])")
+_CROWDED = etree.XPath(f"boolean(descendant-or-self::*/@*[{MAX_FINDINGS_PER_ELEMENT + 1}])", regexp=False)
 
 
 def crowded_section(section: etree._Element) -> bool:
