@@ -167,6 +167,13 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
         return None
     raw = text.encode("utf-8", "surrogatepass")
     data = raw.lower()  # A-Z only: every byte stays where it was
+    total = data.count(b"password")
+    if not total:
+        return [], False
+    opened = raw.count(b"<password>")
+    if opened + raw.count(b"</password>") == total:
+        # every one is a <password> tag written just so (the usual file): that name, no attribute
+        return (["password"] if opened else []), False
     names: set[bytes] = set()
     attributes = False
     end = 0
