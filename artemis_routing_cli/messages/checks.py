@@ -18,6 +18,7 @@ Each problem is ``(divert, code, message)``; the codes:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 
 from ..config.model import BrokerConfig, Divert
@@ -103,10 +104,10 @@ def _composite_problems(divert: Divert) -> list[Problem]:
     elif len(kept) < len(raw.split(",")):
         problems.append((divert, "composite-empty",
                          f"forwarding-address {raw!r} ends with a comma (ignored by the broker)"))
-    repeated = sorted({part for part in kept if part and kept.count(part) > 1})
-    for part in repeated:
+    counts = Counter(part for part in kept if part)  # one pass: a list of 100,000 entries stays linear
+    for part in sorted(part for part, count in counts.items() if count > 1):
         problems.append((divert, "composite-repeated",
-                         f"forwarding-address lists {part!r} {kept.count(part)} times: that many copies go there"))
+                         f"forwarding-address lists {part!r} {counts[part]} times: that many copies go there"))
     return problems
 
 
