@@ -12,7 +12,6 @@ from lxml import etree
 from ..config.model import BrokerConfig, ClusterConnection, ConnectionRouter, Divert
 from ..config.parse import child_elements, descendants, local, text_content
 from ..javastr import java_parse_int  # noqa: F401  (re-exported for the rule modules)
-from ..records import record
 
 __all__ = [
     "child_elements",
@@ -51,15 +50,19 @@ def _section_children(core: etree._Element, section: str, name: str) -> Iterator
             yield el
 
 
-@record(frozen=True, slots=True)
 class RawElements:
     """The elements several families read, found in one walk over ``<core>`` (document order each):
-    the broker's getElementsByTagName of each name, any namespace."""
+    the broker's getElementsByTagName of each name, any namespace. (A plain class: no record made at
+    import, which validate's start-up would pay.)"""
 
-    connectors: list[etree._Element]  # <connector> with a <connectors> parent
-    acceptors: list[etree._Element]  # <acceptor> with an <acceptors> parent
-    routers: list[etree._Element]  # every <connection-router>
-    cluster_connections: list[etree._Element]  # every <cluster-connection> but a router pool's
+    __slots__ = ("acceptors", "cluster_connections", "connectors", "routers")
+
+    def __init__(self, *, connectors: list[etree._Element], acceptors: list[etree._Element],
+                 routers: list[etree._Element], cluster_connections: list[etree._Element]) -> None:
+        self.connectors = connectors  # <connector> with a <connectors> parent
+        self.acceptors = acceptors  # <acceptor> with an <acceptors> parent
+        self.routers = routers  # every <connection-router>
+        self.cluster_connections = cluster_connections  # every <cluster-connection> but a router pool's
 
 
 _WALKED = ("connector", "acceptor", "connection-router", "cluster-connection")
