@@ -140,7 +140,8 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
     raw = ordered(diags)
     found = diags
 
-    sups = find_suppressions(doc.root, doc.locator.locate, _normalise) if suppress else []
+    sups = find_suppressions(doc.root, doc.locator.locate, _normalise,
+                             text=doc.locator.verbatim_text) if suppress else []
     diags = apply_suppressions(diags, sups, _normalise)
     ctx = Context(config, metas)
     for s in sups:

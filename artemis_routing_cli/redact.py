@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from json.encoder import encode_basestring, encode_basestring_ascii
 
 from lxml import etree
 
@@ -44,6 +45,14 @@ def _one_line(text: str) -> str:
     return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
+def _json_forms(value: str) -> tuple[str, str]:
+    """``json.dumps(value)`` and ``json.dumps(value, ensure_ascii=False)`` without their quotes: for a
+    str, json's own string encoders (C) called directly, without an encoder object made per call."""
+    if type(value) is not str:
+        return json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]
+    return encode_basestring_ascii(value)[1:-1], encode_basestring(value)[1:-1]
+
+
 @dataclass
 class Secrets:
     """What must not be printed, each with the label shown in its place."""
@@ -65,10 +74,10 @@ class Secrets:
             return  # its forms are there already (the same password on every router: added once)
         self._added.add(pair)
         value = value.strip()
-        for form in (_one_line(value), json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
-                     repr(value)[1:-1]):
-            if form and form not in self.values:
-                self.values[form] = label
+        values = self.values
+        for form in (_one_line(value), *_json_forms(value), repr(value)[1:-1]):
+            if form and form not in values:
+                values[form] = label
 
     def _long(self) -> list[tuple[str, str]]:
         """Secrets long enough to be looked for inside text (the longest first, at most a few thousand)."""
@@ -158,6 +167,13 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
         return None
     raw = text.encode("utf-8", "surrogatepass")
     data = raw.lower()  # A-Z only: every byte stays where it was
+    total = data.count(b"password")
+    if not total:
+        return [], False
+    opened = raw.count(b"<password>")
+    if opened + raw.count(b"</password>") == total:
+        # every one is a <password> tag written just so (the usual file): that name, no attribute
+        return (["password"] if opened else []), False
     names: set[bytes] = set()
     attributes = False
     end = 0

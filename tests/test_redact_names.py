@@ -75,3 +75,47 @@ def test_text_that_is_not_the_tree_is_not_used(tmp_path, body: str) -> None:
     else:
         assert doc.locator.verbatim_text is None
     assert _values(str(path), True) == _values(str(path), False)
+
+
+def test_json_forms_of_a_secret_are_json_dumps_without_quotes() -> None:
+    """The JSON forms a secret is also hidden in are what json.dumps writes (ASCII or not), for any
+    text: quotes, backslashes, controls, non-ASCII, lone surrogates, and str subclasses."""
+    import json
+
+    from lxml import etree
+
+    from artemis_routing_cli.redact import _json_forms
+
+    rng = random.Random(7)
+    alphabet = ['"', "\\", "/", "\x00", "\x1f", "\x7f", "a", " ", "é", "\u2028", "😀", "\ud800", "\udfff", "\n"]
+    texts = ["", "plain"] + ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    smart = etree.fromstring('<a p="s\u00e9cret&quot;"/>').xpath("@p")[0]  # lxml's str subclass
+    for text in [*texts, smart]:
+        assert _json_forms(text) == (json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]), text
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_plain_password_tags_are_counted_not_read_one_by_one(tmp_path, seed: int,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose every "password" is a ``<password>`` or ``</password>`` tag written just so is
+    answered from counts (no look at each one), with the secrets the walk over every element finds."""
+    from artemis_routing_cli import redact
+
+    rng = random.Random(seed)
+    plain = ["<password>p-one</password>", "<name>x</name>", "<!-- no secret -->",
+             "<nested><password>deep-two</password></nested>", "<password></password>"]
+    body = "".join(rng.choice(plain) for _ in range(rng.randint(0, 10)))
+    path = tmp_path / "broker.xml"
+    path.write_text(HEAD + body + TAIL, encoding="utf-8")
+    walked = _values(str(path), False)
+
+    class Unread:
+        def match(self, *args: object) -> None:
+            raise AssertionError("each 'password' was looked at")
+
+        fullmatch = match
+
+    monkeypatch.setattr(redact, "_NAME_REST", Unread())
+    assert _values(str(path), True) == walked
+    names = ["password"] if "<password>" in body else []
+    assert redact._password_names(HEAD + body + TAIL) == (names, False)

@@ -337,13 +337,23 @@ def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
 # the rest are counted in one more finding.
 MAX_FINDINGS_PER_ELEMENT = 50
 MAX_ERRORS_PER_SECTION = 2_000
+# Whether some element of a section (itself included) has more attributes than are listed: an element
+# with an attribute in position MAX + 1. libxml2 stops at that position on each element's attribute list
+# and makes no Python object per element (``count(@*)`` would build every element's whole list).
+# Namespace declarations are no attributes here, as in lxml's ``attrib``; namespaced attributes are.
+_CROWDED = etree.XPath(f"boolean(descendant-or-self::*/@*[{MAX_FINDINGS_PER_ELEMENT + 1}])", regexp=False)
+
+
+def crowded_section(section: etree._Element) -> bool:
+    """Whether some element of ``section`` has more than MAX_FINDINGS_PER_ELEMENT attributes."""
+    return bool(_CROWDED(section))
 
 
 def _check_section(section: etree._Element, locate: Callable[[etree._Element], Pos],
                    file_of: Callable[[etree._Element], str]) -> list[Diagnostic]:
     schema = compiled_schema()
     may_include = _may_include(file_of)
-    crowded = [el for el in section.iter(etree.Element) if len(el.attrib) > MAX_FINDINGS_PER_ELEMENT]
+    crowded = crowded_section(section)
     if not may_include and not crowded and schema.validate(section):
         # lxml validates an element as the root of a temporary document that shares its subtree,
         # which is what validating a copy does; the copy (which explanations need) only on failure.

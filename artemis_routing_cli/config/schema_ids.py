@@ -84,7 +84,11 @@ def _local(el: etree._Element) -> str:
 # xml:base, xml:lang and xml:space, so its schema rejects xml:id wherever it is written.)
 _NS = {"c": CORE_NS}
 _ID_NAME_XPATH = " | ".join("/".join(f"c:{step}" for step in path) + "[@name]" for path in sorted(ID_NAME_PATHS))
-_ID_NAMES = etree.XPath(_ID_NAME_XPATH, namespaces=_NS)
+_ID_NAMES = etree.XPath(_ID_NAME_XPATH, namespaces=_NS, regexp=False)
+# the same elements' names alone (plain strings, no Python object per element): enough when none repeats
+_ID_NAME_VALUES = etree.XPath(" | ".join("/".join(f"c:{step}" for step in path) + "/@name"
+                                         for path in sorted(ID_NAME_PATHS)),
+                              namespaces=_NS, regexp=False, smart_strings=False)
 
 
 def _in_core_namespace(el: etree._Element, core: etree._Element) -> bool:
@@ -126,23 +130,11 @@ def duplicate_sections(core: etree._Element, locate: Callable[[etree._Element], 
 
 def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[IdProblem]:
     """Duplicate ID names and dangling discovery-group references, in document order."""
-    owners: dict[str, etree._Element] = {}
     problems: list[IdProblem] = []
-    for el in _ID_NAMES(core):  # document order
-        value = el.get("name", "").strip()
-        if not value:
-            continue  # an empty or missing name is reported by the section validation
-        owner = owners.get(value)
-        if owner is None:
-            owners[value] = el
-            continue
-        problems.append(IdProblem(
-            "AR105", el,
-            f"<{_local(el)}> name '{value}' is already used by <{_local(owner)}> at "
-            f"{_where(owner, el, locate)}",
-            hint="the broker's schema wants the names of diverts, cluster connections, bridges, "
-                 "broadcast and discovery groups (and a few more) unique across <core>",
-        ))
+    names = [name for name in (value.strip() for value in _ID_NAME_VALUES(core)) if name]
+    owners: dict[str, etree._Element] | set[str] = set(names)
+    if len(owners) < len(names):  # some name repeats: which elements, and where, is worked out
+        owners = _id_owners(core, locate, problems)
     references: list[tuple[etree._Element, str]] = []
     for el in core.iterdescendants(f"{{{CORE_NS}}}discovery-group-ref"):
         parent = el.getparent()
@@ -160,3 +152,25 @@ def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -
                      "or fix the name",
             ))
     return problems
+
+
+def _id_owners(core: etree._Element, locate: Callable[[etree._Element], Pos],
+               problems: list[IdProblem]) -> dict[str, etree._Element]:
+    """The first element of each xs:ID name; each later one with the same name goes into ``problems``."""
+    owners: dict[str, etree._Element] = {}
+    for el in _ID_NAMES(core):  # document order
+        value = el.get("name", "").strip()
+        if not value:
+            continue  # an empty or missing name is reported by the section validation
+        owner = owners.get(value)
+        if owner is None:
+            owners[value] = el
+            continue
+        problems.append(IdProblem(
+            "AR105", el,
+            f"<{_local(el)}> name '{value}' is already used by <{_local(owner)}> at "
+            f"{_where(owner, el, locate)}",
+            hint="the broker's schema wants the names of diverts, cluster connections, bridges, "
+                 "broadcast and discovery groups (and a few more) unique across <core>",
+        ))
+    return owners

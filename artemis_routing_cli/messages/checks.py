@@ -18,6 +18,7 @@ Each problem is ``(divert, code, message)``; the codes:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 
 from ..config.model import BrokerConfig, Divert
@@ -103,19 +104,32 @@ def _composite_problems(divert: Divert) -> list[Problem]:
     elif len(kept) < len(raw.split(",")):
         problems.append((divert, "composite-empty",
                          f"forwarding-address {raw!r} ends with a comma (ignored by the broker)"))
-    repeated = sorted({part for part in kept if part and kept.count(part) > 1})
-    for part in repeated:
+    counts = Counter(part for part in kept if part)  # one pass: a list of 100,000 entries stays linear
+    for part in sorted(part for part, count in counts.items() if count > 1):
         problems.append((divert, "composite-repeated",
-                         f"forwarding-address lists {part!r} {kept.count(part)} times: that many copies go there"))
+                         f"forwarding-address lists {part!r} {counts[part]} times: that many copies go there"))
     return problems
+
+
+def non_exclusive_by_address(active: list[Divert]) -> dict[str | None, list[str]]:
+    """The names of the non-exclusive diverts of ``active`` on each address, in their order: what an
+    exclusive divert without a filter shadows (one pass, not a scan of every divert per such divert)."""
+    found: dict[str | None, list[str]] = {}
+    for d in active:
+        if not d.exclusive:
+            found.setdefault(d.address, []).append(d.name)
+    return found
 
 
 def _shadowing(active: list[Divert]) -> list[Problem]:
     problems: list[Problem] = []
+    by_address: dict[str | None, list[str]] | None = None
     for divert in active:
         if not divert.exclusive or parse_optional_filter_safe(divert.filter) is not None:
             continue
-        shadowed = [d.name for d in active if d.address == divert.address and not d.exclusive]
+        if by_address is None:
+            by_address = non_exclusive_by_address(active)
+        shadowed = by_address.get(divert.address, [])
         text = (f"exclusive divert without a filter takes every message sent to {divert.address!r}: "
                 "its queues get nothing")
         if shadowed:

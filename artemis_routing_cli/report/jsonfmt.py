@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from json.encoder import encode_basestring
 
 from ..diagnostics import DEPLOYS, REFUSES, Diagnostic
 from ..linting import FileReport
+from . import jsontext
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, object]:
@@ -25,18 +26,6 @@ def diagnostic_json(d: Diagnostic) -> dict[str, object]:
 
 
 def render(reports: Sequence[FileReport], exit_code: int) -> str:
-    files = [
-        {
-            "path": r.path,
-            "errors": r.errors,
-            "warnings": r.warnings,
-            "infos": r.infos,
-            # the broker's verdict on the file, from every finding (suppressed and disabled ones too)
-            "broker": REFUSES if any(d.broker == REFUSES for d in r.raw) else DEPLOYS,
-            "diagnostics": [diagnostic_json(d) for d in r.diagnostics],
-        }
-        for r in reports
-    ]
     summary = {
         "files": len(reports),
         "errors": sum(r.errors for r in reports),
@@ -45,4 +34,38 @@ def render(reports: Sequence[FileReport], exit_code: int) -> str:
         "unreadable": sum(1 for r in reports if r.fatal is not None),
         "exit_code": exit_code,
     }
-    return json.dumps({"files": files, "summary": summary}, indent=2, ensure_ascii=False)
+    if not reports:
+        return jsontext.dumps({"files": [], "summary": summary})
+    files = []
+    for r in reports:
+        head = {
+            "path": r.path,
+            "errors": r.errors,
+            "warnings": r.warnings,
+            "infos": r.infos,
+            # the broker's verdict on the file, from every finding (suppressed and disabled ones too)
+            "broker": REFUSES if any(d.broker == REFUSES for d in r.raw) else DEPLOYS,
+            "diagnostics": [],
+        }
+        files.append(_INDENT_FILE + jsontext.splice(jsontext.dumps(head, 2), "diagnostics",
+                                                     [_diagnostic_text(d) for d in r.diagnostics], 4))
+    return ('{\n  "files": [\n' + ",\n".join(files) + '\n  ],\n  "summary": ' + jsontext.dumps(summary, 1)
+            + "\n}")
+
+
+_INDENT_FILE = jsontext.INDENT * 2
+_INDENT_DIAGNOSTIC = jsontext.INDENT * 4
+
+
+def _diagnostic_text(d: Diagnostic) -> str:
+    """``diagnostic_json(d)`` as json.dumps writes it inside a file's list (four levels deep)."""
+    severity = d.severity.value
+    if not jsontext.plain((d.rule, severity, d.category, d.message, d.line, d.column, d.file, d.section,
+                           d.hint, d.broker)):
+        return _INDENT_DIAGNOSTIC + jsontext.dumps(diagnostic_json(d), 4)
+    s, maybe = encode_basestring, jsontext.string
+    return (f'        {{\n          "rule": {s(d.rule)},\n          "severity": {s(severity)},\n'
+            f'          "category": {s(d.category)},\n          "message": {s(d.message)},\n'
+            f'          "line": {d.line},\n          "column": {d.column},\n          "file": {s(d.file)},\n'
+            f'          "section": {maybe(d.section)},\n          "hint": {maybe(d.hint)},\n'
+            f'          "broker": {s(d.broker)}\n        }}')

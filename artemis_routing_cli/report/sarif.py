@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from json.encoder import encode_basestring
 from pathlib import Path
 
 from .. import __version__
-from ..diagnostics import Severity
+from ..diagnostics import Diagnostic, Severity
 from ..linting import FileReport
 from ..rules import all_rules
+from . import jsontext
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 DOCS = "docs/rules.md"  # relative to the repository; override with --docs-url
@@ -42,22 +43,14 @@ def render(reports: Sequence[FileReport], *, docs_url: str = DOCS) -> str:
             "defaultConfiguration": {"level": _LEVEL[meta.severity]},
             "properties": {"category": meta.category, "broker": meta.broker},
         })
+    uris: dict[str, str] = {}  # by file: one per file the report names
     results = []
     for r in reports:
         for d in r.diagnostics:
-            results.append({
-                "ruleId": d.rule,
-                "ruleIndex": index[d.rule],
-                "level": _LEVEL[d.severity],
-                "message": {"text": d.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(d.file)},
-                        "region": {"startLine": d.line, "startColumn": d.column},
-                    }
-                }],
-                "properties": {"broker": d.broker},
-            })
+            uri = uris.get(d.file)
+            if uri is None:
+                uri = uris[d.file] = _uri(d.file)
+            results.append(_result_text(d, index[d.rule], uri))
     doc = {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -69,7 +62,43 @@ def render(reports: Sequence[FileReport], *, docs_url: str = DOCS) -> str:
                 "rules": rules,
             }},
             "artifacts": [{"location": {"uri": _uri(r.path)}} for r in reports],
-            "results": results,
+            "results": [],
         }],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    # everything but the results through json.dumps; the results (one per finding) put in as written
+    return jsontext.splice(jsontext.dumps(doc), "results", results, 4)
+
+
+def _result(d: Diagnostic, index: int, uri: str) -> dict[str, object]:
+    """One finding as a SARIF result."""
+    return {
+        "ruleId": d.rule,
+        "ruleIndex": index,
+        "level": _LEVEL[d.severity],
+        "message": {"text": d.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri},
+                "region": {"startLine": d.line, "startColumn": d.column},
+            }
+        }],
+        "properties": {"broker": d.broker},
+    }
+
+
+_INDENT_RESULT = jsontext.INDENT * 4
+
+
+def _result_text(d: Diagnostic, index: int, uri: str) -> str:
+    """``_result(d, index, uri)`` as json.dumps writes it in the run's results (four levels deep)."""
+    if not jsontext.plain((d.rule, index, d.message, uri, d.line, d.column, d.broker)):
+        return _INDENT_RESULT + jsontext.dumps(_result(d, index, uri), 4)
+    s = encode_basestring
+    return (f'        {{\n          "ruleId": {s(d.rule)},\n          "ruleIndex": {index},\n'
+            f'          "level": {s(_LEVEL[d.severity])},\n          "message": {{\n'
+            f'            "text": {s(d.message)}\n          }},\n          "locations": [\n            {{\n'
+            f'              "physicalLocation": {{\n                "artifactLocation": {{\n'
+            f'                  "uri": {s(uri)}\n                }},\n                "region": {{\n'
+            f'                  "startLine": {d.line},\n                  "startColumn": {d.column}\n'
+            f'                }}\n              }}\n            }}\n          ],\n          "properties": {{\n'
+            f'            "broker": {s(d.broker)}\n          }}\n        }}')

@@ -24,6 +24,7 @@ __all__ = [
     "java_parse_int",
     "local",
     "plaintext_password",
+    "raw_elements",
     "real_cluster_connections",
     "router_elements",
     "text_content",
@@ -49,42 +50,76 @@ def _section_children(core: etree._Element, section: str, name: str) -> Iterator
             yield el
 
 
-def connector_names(config: BrokerConfig) -> set[str]:
+class RawElements:
+    """The elements several families read, found in one walk over ``<core>`` (document order each):
+    the broker's getElementsByTagName of each name, any namespace. (A plain class: no record made at
+    import, which validate's start-up would pay.)"""
+
+    __slots__ = ("acceptors", "cluster_connections", "connectors", "routers")
+
+    def __init__(self, *, connectors: list[etree._Element], acceptors: list[etree._Element],
+                 routers: list[etree._Element], cluster_connections: list[etree._Element]) -> None:
+        self.connectors = connectors  # <connector> with a <connectors> parent
+        self.acceptors = acceptors  # <acceptor> with an <acceptors> parent
+        self.routers = routers  # every <connection-router>
+        self.cluster_connections = cluster_connections  # every <cluster-connection> but a router pool's
+
+
+_WALKED = ("connector", "acceptor", "connection-router", "cluster-connection")
+
+
+def raw_elements(config: BrokerConfig) -> RawElements:
+    """One walk over ``<core>`` (libxml2 matches the names; Python sees only the elements found)."""
+    found: dict[str, list[etree._Element]] = {name: [] for name in _WALKED}
+    if config.core is not None:
+        for el in config.core.iterdescendants(*("{*}" + name for name in _WALKED)):
+            found[local(el)].append(el)
+    return RawElements(
+        connectors=[el for el in found["connector"] if local(el.getparent()) == "connectors"],
+        acceptors=[el for el in found["acceptor"] if local(el.getparent()) == "acceptors"],
+        routers=found["connection-router"],
+        cluster_connections=[el for el in found["cluster-connection"] if local(el.getparent()) != "pool"],
+    )
+
+
+def connector_names(config: BrokerConfig, raw: RawElements | None = None) -> set[str]:
     """Names of every ``<connector>`` written under ``<connectors>``, bad URLs included (so that a
     reference to one is not reported twice), and the names the broker gives them (``?name=``)."""
     if config.core is None:
         return set(config.connectors)
-    written = {el.get("name") or "" for el in _section_children(config.core, "connectors", "connector")}
+    raw = raw if raw is not None else raw_elements(config)
+    written = {el.get("name") or "" for el in raw.connectors}
     return written | set(config.connectors)
 
 
-def defined_connectors(config: BrokerConfig) -> list[etree._Element]:
-    return list(_section_children(config.core, "connectors", "connector")) if config.core is not None else []
+def defined_connectors(config: BrokerConfig, raw: RawElements | None = None) -> list[etree._Element]:
+    return list((raw if raw is not None else raw_elements(config)).connectors)
 
 
-def defined_acceptors(config: BrokerConfig) -> list[etree._Element]:
-    return list(_section_children(config.core, "acceptors", "acceptor")) if config.core is not None else []
+def defined_acceptors(config: BrokerConfig, raw: RawElements | None = None) -> list[etree._Element]:
+    return list((raw if raw is not None else raw_elements(config)).acceptors)
 
 
-def router_elements(config: BrokerConfig) -> list[tuple[ConnectionRouter, etree._Element | None]]:
+def router_elements(config: BrokerConfig,
+                    raw: RawElements | None = None) -> list[tuple[ConnectionRouter, etree._Element | None]]:
     """Each router of the model with its ``<connection-router>`` element (same document order)."""
-    raw = list(descendants(config.core, "connection-router")) if config.core is not None else []
-    if len(raw) != len(config.connection_routers):
+    elements = (raw if raw is not None else raw_elements(config)).routers
+    if len(elements) != len(config.connection_routers):
         return [(r, None) for r in config.connection_routers]
-    return list(zip(config.connection_routers, raw, strict=True))
+    return list(zip(config.connection_routers, elements, strict=True))
 
 
-def cluster_elements(config: BrokerConfig) -> list[tuple[ClusterConnection, etree._Element | None]]:
+def cluster_elements(config: BrokerConfig,
+                     raw: RawElements | None = None) -> list[tuple[ClusterConnection, etree._Element | None]]:
     """Each ``<cluster-connection>`` of the model with its element (``-uri`` forms get None).
 
     A router pool's ``<cluster-connection>NAME</cluster-connection>`` is no cluster connection of
     the model, so its element is left out too (otherwise the two lists would not line up)."""
-    raw = [el for el in descendants(config.core, "cluster-connection")
-           if local(el.getparent()) != "pool"] if config.core is not None else []
+    elements = (raw if raw is not None else raw_elements(config)).cluster_connections
     plain = [cc for cc in config.cluster_connections if cc.uri is None]
-    if len(raw) != len(plain):
+    if len(elements) != len(plain):
         return [(cc, None) for cc in config.cluster_connections]
-    by_id = {id(cc): el for cc, el in zip(plain, raw, strict=True)}
+    by_id = {id(cc): el for cc, el in zip(plain, elements, strict=True)}
     return [(cc, by_id.get(id(cc))) for cc in config.cluster_connections]
 
 
@@ -98,12 +133,12 @@ def real_cluster_connections(config: BrokerConfig) -> list[ClusterConnection]:
     return [cc for cc in config.cluster_connections if cc.uri is not None or cc.connector_ref is not None]
 
 
-def deployed_cluster_connections(config: BrokerConfig) -> list[ClusterConnection]:
+def deployed_cluster_connections(config: BrokerConfig, raw: RawElements | None = None) -> list[ClusterConnection]:
     """The cluster connections the broker deploys (ClusterManager.deployClusterConnection): its
     ``<connector-ref>`` names a connector and, with a ``<discovery-group-ref>``, that group exists.
     ``-uri`` forms are taken as deployed. (Connectors with a URL the broker cannot read count as
     present: the broker does not start at all then, and AR702 says so.)"""
-    connectors = connector_names(config)
+    connectors = connector_names(config, raw)
     groups = config.discovery_groups
     return [cc for cc in real_cluster_connections(config)
             if cc.uri is not None or (cc.connector_ref in connectors
@@ -115,3 +150,8 @@ def divert_elements(config: BrokerConfig) -> list[tuple[Divert, etree._Element |
     if len(raw) != len(config.diverts):
         return [(d, None) for d in config.diverts]
     return list(zip(config.diverts, raw, strict=True))
+
+
+# The functions above that take the one walk's answer (``Context.shared`` hands it to them).
+WALK_READERS = frozenset({connector_names, defined_connectors, defined_acceptors, router_elements,
+                          cluster_elements, deployed_cluster_connections})

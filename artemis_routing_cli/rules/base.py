@@ -16,6 +16,7 @@ from ..config.model import BrokerConfig
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from ..records import record
+from ._util import WALK_READERS, raw_elements
 
 T = TypeVar("T")
 
@@ -30,11 +31,15 @@ class Context:
     def shared(self, fn: Callable[[BrokerConfig], T]) -> T:
         """``fn(self.config)``, worked out once for all rule families: what several of them ask
         about the same config (a whole-tree scan, a set of names). The answer is shared: read it,
-        never change it."""
+        never change it. The ``_util`` functions that find raw elements all read one walk over
+        ``<core>`` (:func:`_util.raw_elements`), worked out once too."""
         answers = self.answers
         if fn in answers:
             return answers[fn]  # type: ignore[no-any-return]
-        value = answers[fn] = fn(self.config)
+        if fn in WALK_READERS:  # these read the elements of one shared walk over <core>
+            value = answers[fn] = fn(self.config, self.shared(raw_elements))  # type: ignore[call-arg]
+        else:
+            value = answers[fn] = fn(self.config)
         return value
 
     @property

@@ -16,7 +16,7 @@ from ..config.model import Divert
 from ..config.positions import Pos
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ..javastr import java_trim
-from ..messages.checks import cyclic_groups, one_cycle
+from ..messages.checks import cyclic_groups, non_exclusive_by_address, one_cycle
 from .base import Context
 
 try:
@@ -210,10 +210,13 @@ def _no_filter(divert: Divert) -> bool:
 
 
 def _shadowing(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
+    by_address: dict[str | None, list[str]] | None = None
     for divert in active:
         if not divert.exclusive or not _no_filter(divert):
             continue
-        shadowed = [d.name for d in active if d.address == divert.address and not d.exclusive]
+        if by_address is None:
+            by_address = non_exclusive_by_address(active)
+        shadowed = by_address.get(divert.address, [])
         if shadowed:
             yield ctx.report("AR505", divert.pos,
                              f"exclusive divert '{divert.name}' has no filter, so it takes every message sent to "

@@ -18,6 +18,7 @@ from ..records import record
 
 _DIRECTIVE = re.compile(r"^\s*arouter:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]*?[A-Za-z0-9])(?:\s+(.*?))?\s*$",
                         re.DOTALL)
+_MARK = "arouter:"  # in every comment _DIRECTIVE matches
 
 
 @record
@@ -48,7 +49,12 @@ def _last_line(el: etree._Element) -> int:
 
 
 def find_suppressions(root: etree._Element, locate: Callable[[etree._Element], Pos],
-                      normalise: Callable[[str], str]) -> list[Suppression]:
+                      normalise: Callable[[str], str], *, text: str | None = None) -> list[Suppression]:
+    """The suppression comments under ``root``. ``text``: the text the tree was parsed from when it
+    says exactly what the tree does (``Locator.verbatim_text``): every comment is a piece of it, so
+    without ``arouter:`` in it there is none to find (and no walk over every node)."""
+    if text is not None and _MARK not in text:
+        return []
     found: list[Suppression] = []
     for comment in root.iter(etree.Comment):
         m = _DIRECTIVE.match(comment.text or "")

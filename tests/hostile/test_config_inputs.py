@@ -215,3 +215,17 @@ def test_filter_literals_of_thousands_of_digits_are_read(tmp_path: Path) -> None
     assert_clean(validate(path), 0, 1)
     run = capped("simulate", "-c", str(path), "-a", "q", "-p", "a=1")
     assert_clean(run, 0)
+
+
+def test_a_forwarding_address_of_sixty_thousand_entries_ends_within_the_cap(tmp_path: Path) -> None:
+    """Repeated entries of a composite forwarding-address are counted in one pass (each entry
+    counted against the whole list was quadratic: minutes for this one divert)."""
+    targets = ",".join(f"q{i % 50}" for i in range(60_000))
+    divert = (f'<divert name="fan"><address>orders</address><forwarding-address>{targets}'
+              "</forwarding-address></divert>")
+    path = tmp_path / "broker.xml"
+    path.write_text(sample_with("<diverts>", "<diverts>" + divert))
+    run = validate(path, "-q", "-f", "json")
+    assert_clean(run, 0)  # warnings
+    repeated = [d["message"] for d in json.loads(run.out)["files"][0]["diagnostics"] if d["rule"] == "AR502"]
+    assert len(repeated) == 50 and all("1200 times" in m for m in repeated)

@@ -85,3 +85,36 @@ def test_every_cyclic_group_is_reported_even_past_the_walk_budget(broker, monkey
     assert sorted(name for name, _ in loops) == ["self", "x1"]
     two_way = next(m for name, m in loops if name == "x1")
     assert "x1, x2" in two_way and "a -> b -> a" in two_way
+
+
+def test_shadowed_diverts_are_those_a_scan_of_every_divert_names(broker):
+    """Exclusive diverts without a filter shadow, in order, the non-exclusive diverts of their address:
+    grouped once by address, the names (and so the messages of both divert checks) are those a scan
+    of every active divert per shadowing divert gives."""
+    import random
+
+    from artemis_routing_cli.messages.checks import non_exclusive_by_address
+    from artemis_routing_cli.messages.flow import active_diverts
+    from artemis_routing_cli.rules import all_rules
+    from artemis_routing_cli.rules.base import Context
+    from artemis_routing_cli.rules.diverts import _shadowing
+
+    rng = random.Random(11)
+    for _ in range(20):
+        items = [divert_xml(f"d{i}", rng.choice("abc"), rng.choice("xyz"), exclusive=rng.random() < 0.4,
+                            **({"filter": "x = 1"} if rng.random() < 0.3 else {})) for i in range(rng.randint(1, 12))]
+        config = broker(items)
+        active = active_diverts(config)
+        grouped = non_exclusive_by_address(active)
+        for divert in active:
+            scanned = [d.name for d in active if d.address == divert.address and not d.exclusive]
+            assert grouped.get(divert.address, []) == scanned
+        shadows = [(d.name, t) for d, c, t in divert_problems(config) if c == "exclusive-shadows"]
+        for name, text in shadows:
+            owner = next(d for d in active if d.name == name)
+            scanned = [d.name for d in active if d.address == owner.address and not d.exclusive]
+            assert (", and non-exclusive divert(s) " + ", ".join(scanned) + " never fire" in text) is bool(scanned)
+        reported = list(_shadowing(Context(config, all_rules()), active))
+        assert [d.message.split("'")[1] for d in reported] == [
+            d.name for d in active if d.exclusive and d.filter is None
+            and any(o.address == d.address and not o.exclusive for o in active)]

@@ -66,7 +66,8 @@ def test_each_shared_function_runs_once_per_run(config: BrokerConfig, monkeypatc
 def test_answers_belong_to_one_context(config: BrokerConfig) -> None:
     one, two = Context(config, all_rules()), Context(config, all_rules())
     assert one.shared(_util.connector_names) is not two.shared(_util.connector_names)
-    assert len(one.answers) == 1 and not two.answers.keys() - {_util.connector_names}
+    assert one.answers.keys() == two.answers.keys() == {_util.connector_names, _util.raw_elements}
+    assert one.answers[_util.raw_elements] is not two.answers[_util.raw_elements]
 
 
 def test_lint_keeps_only_the_last_files_model(tmp_path: Path) -> None:
@@ -96,3 +97,50 @@ def test_report_is_raw_unless_something_was_suppressed_disabled_or_changed(tmp_p
     assert [d.severity for d in lowered.diagnostics if d.rule == rule] == [Severity.INFO] * sum(
         d.rule == rule for d in plain.raw)
     assert lowered.diagnostics == ordered(lowered.diagnostics)
+
+
+# Elements in odd places: a section's element nested in another of its kind, other namespaces and none,
+# a router pool's <cluster-connection>, a <connector> under something that is no <connectors>.
+ODD = """<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core" xmlns:o="urn:other">
+<connectors><connector name="c1">tcp://a:1</connector>
+  <o:wrap><connectors><connector name="inner">tcp://i:1</connector></connectors></o:wrap>
+  <connector name="c2">tcp://b:1</connector></connectors>
+<o:connectors><o:connector name="other">tcp://o:1</o:connector></o:connectors>
+<bridges><connector name="stray">tcp://s:1</connector></bridges>
+<acceptors><acceptor name="a1">tcp://0.0.0.0:61616?router=r1</acceptor>
+  <acceptors xmlns=""><acceptor name="bare">tcp://0.0.0.0:61617</acceptor></acceptors></acceptors>
+<cluster-connections><cluster-connection name="cc1"><connector-ref>c1</connector-ref></cluster-connection>
+</cluster-connections>
+<connection-routers><connection-router name="r1"><policy name="FIRST_ELEMENT"/>
+  <pool><cluster-connection>cc1</cluster-connection></pool></connection-router>
+  <o:connection-router name="r2"/></connection-routers>
+</core></configuration>"""
+
+
+def _old_section_children(core: Any, section: str, name: str) -> list[Any]:
+    """What the families read before the one walk: a walk per name, kept when the parent is ``section``."""
+    return [el for el in core.iterdescendants("{*}" + name) if _util.local(el.getparent()) == section]
+
+
+@pytest.mark.parametrize("which", ["sample", "generated", "odd"])
+def test_one_walk_finds_what_a_walk_per_name_finds(which: str, tmp_path: Path) -> None:
+    """The one shared walk over <core> (raw_elements) gives each family the elements, in the order,
+    that a walk per element name gave, and the helpers answer the same through it or on their own."""
+    path = SAMPLE if which == "sample" else tmp_path / "broker.xml"
+    if which != "sample":
+        path.write_text(generate(12, 30, 4) if which == "generated" else ODD, encoding="utf-8")
+    config = _config(path)
+    core = config.core
+    raw = _util.raw_elements(config)
+    assert raw.connectors == _old_section_children(core, "connectors", "connector")
+    assert raw.acceptors == _old_section_children(core, "acceptors", "acceptor")
+    assert raw.routers == list(core.iterdescendants("{*}connection-router"))
+    assert raw.cluster_connections == [el for el in core.iterdescendants("{*}cluster-connection")
+                                       if _util.local(el.getparent()) != "pool"]
+    if which == "odd":
+        assert [el.get("name") for el in raw.connectors] == ["c1", "inner", "c2", "other"]
+        assert [el.get("name") for el in raw.acceptors] == ["a1", "bare"]
+        assert [el.get("name") for el in raw.routers] == ["r1", "r2"] and len(raw.cluster_connections) == 1
+    ctx = Context(config, all_rules())
+    for fn in _util.WALK_READERS:
+        assert ctx.shared(fn) == fn(config) == fn(config, raw), fn.__name__

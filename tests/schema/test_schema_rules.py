@@ -358,3 +358,80 @@ def test_xml_id_is_not_one_of_the_brokers_special_attributes() -> None:
         ok = DIVERT.format(body="    <address>a</address><forwarding-address>b</forwarding-address>").replace(
             '<divert name="d1">', f'<divert name="d1" {attr}>')
         assert check_fragment(ok) == [], attr
+
+
+# ------------------------------------------------------------------ crowded elements
+
+
+@pytest.mark.parametrize("count", [0, 1, 49, 50, 51, 300])
+@pytest.mark.parametrize("kind", ["plain", "namespaced", "xml", "declarations"])
+@pytest.mark.parametrize("where", ["section", "deep", "last"])
+def test_crowded_section_agrees_with_counting_attributes(count: int, kind: str, where: str) -> None:
+    """Whether a section holds an element with more attributes than are listed (one XPath in libxml2)
+    is what counting each element's ``attrib`` says: namespaced and xml:* attributes count,
+    namespace declarations (``xmlns:p``) do not, wherever the element sits."""
+    from lxml import etree
+
+    from artemis_routing_cli.config.schema import MAX_FINDINGS_PER_ELEMENT, crowded_section
+
+    decls = "".join(f' xmlns:n{i}="urn:n{i}"' for i in range(count)) if kind == "declarations" else ""
+    section = etree.fromstring(f'<diverts xmlns="urn:activemq:core" xmlns:p="urn:p"{decls}>'
+                               '<divert name="a"><address>x</address><!-- c --><?pi x?></divert>'
+                               '<divert name="b"><address>y</address></divert></diverts>')
+    target = {"section": section, "deep": section[0][0], "last": section[1]}[where]
+    for i in range(count if kind != "declarations" else 10):
+        if kind == "namespaced" and i % 2:
+            target.set(f"{{urn:p}}a{i}", "1")
+        elif kind == "xml" and i == 0:
+            target.set("{http://www.w3.org/XML/1998/namespace}lang", "en")
+        else:
+            target.set(f"a{i}", "1")
+    counted = any(len(el.attrib) > MAX_FINDINGS_PER_ELEMENT for el in section.iter(etree.Element))
+    assert counted == (len(target.attrib) > MAX_FINDINGS_PER_ELEMENT)  # the element built here is the only candidate
+    if kind == "declarations":
+        assert not counted and len(target.nsmap) > count
+    assert crowded_section(section) is counted
+
+
+# ------------------------------------------------------------------ xs:ID names read as strings
+
+
+_IDS = """<core xmlns="urn:activemq:core" xmlns:o="urn:other">
+<diverts><divert name=" d1 "/><divert name=""/><divert/><o:divert name="o1"/>{extra}</diverts>
+<cluster-connections><cluster-connection name="c1"/></cluster-connections>
+<connection-routers><connection-router name="r1"><key-transformer name="k1"/></connection-router></connection-routers>
+<federations><federation name="f1"><upstream name="u1"/><policy-set name="p1"/></federation></federations>
+<discovery-groups><discovery-group name="dg1"/></discovery-groups>
+<bridges><bridge name="b1"><discovery-group-ref discovery-group-name="{ref}"/></bridge></bridges>
+</core>"""
+
+
+@pytest.mark.parametrize(("extra", "ref", "rules"), [
+    ("", "dg1", []),
+    ("", " dg1 ", []),
+    ("", "missing", ["AR106"]),
+    ('<divert name="c1"/>', "dg1", ["AR105"]),
+    ('<divert name="d1"/>', "k1", ["AR105"]),  # " d1 " trimmed
+    ('<divert name="u1"/><divert name="p1"/>', "missing", ["AR105", "AR105", "AR106"]),
+    ('<divert o:name="c1"/>', "o1", ["AR106"]),  # another namespace's name or element is no xs:ID
+])
+def test_id_names_read_as_strings_find_what_the_elements_say(extra: str, ref: str, rules: list[str]) -> None:
+    """The xs:ID names taken as plain strings (no element objects while none repeats) are the trimmed
+    names of the elements the ID paths reach, and the findings those elements give."""
+    from lxml import etree
+
+    from artemis_routing_cli.config.positions import Locator
+    from artemis_routing_cli.config.schema_ids import _ID_NAME_VALUES, _ID_NAMES, _id_owners, id_problems
+
+    text = _IDS.format(extra=extra, ref=ref)
+    core = etree.fromstring(text)
+    locate = Locator("broker.xml", text).locate
+    elements = [el.get("name", "").strip() for el in _ID_NAMES(core)]
+    assert sorted(value.strip() for value in _ID_NAME_VALUES(core)) == sorted(elements)
+    found = id_problems(core, locate)
+    assert [p.rule for p in found] == rules
+    every: list = []
+    owners = _id_owners(core, locate, every)  # the element-by-element reading, always
+    assert set(owners) == {name for name in elements if name}
+    assert [(p.rule, p.element, p.message) for p in every] == [(p.rule, p.element, p.message)
+                                                                for p in found if p.rule == "AR105"]
