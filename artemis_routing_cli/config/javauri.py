@@ -396,7 +396,7 @@ class _Parser:
 
 
 # The everyday URL, ``scheme://host[:port][?query]`` in plain ASCII without escapes, brackets or
-# user info: read directly when the host is certainly one Java accepts (see plain_host).
+# user info: read directly when the host is certainly one Java accepts (see _plain_host).
 _PLAIN = re.compile(
     r"([A-Za-z][A-Za-z0-9+.-]*)://([A-Za-z0-9.-]+)(?::([0-9]{0,9}))?(?:\?([A-Za-z0-9\-_.!~*'()&=+$,;:@/?]*))?")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -405,7 +405,7 @@ _HOSTNAME = re.compile(rf"(?:{_LABEL}\.)+[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.
 _QUAD = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)")
 
 
-def plain_host(host: str) -> bool:
+def _plain_host(host: str) -> bool:
     """A hostname Java's grammar takes whole, or a dotted quad of bytes: exactly the hosts for which
     Java's parser sets getHost() to the text itself."""
     # four numbers are never a hostname (its last label starts with a letter): a host that starts with a
@@ -422,13 +422,10 @@ def plain_host(host: str) -> bool:
     return True
 
 
-_plain_host = plain_host  # the name the tests knew
-
-
 def parse_java_uri(text: str) -> JavaUri:
     """``new URI(text)``; raises :class:`JavaUriError` where Java throws URISyntaxException."""
     m = _PLAIN.fullmatch(text)
-    if m is not None and plain_host(m.group(2)):
+    if m is not None and _plain_host(m.group(2)):
         host, port = m.group(2), m.group(3)
         authority = text[len(m.group(1)) + 3:m.end(3) if port is not None else m.end(2)]
         return JavaUri(m.group(1), authority, None, host, int(port) if port else -1, "", m.group(4), None)

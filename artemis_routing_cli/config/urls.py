@@ -74,7 +74,7 @@ def normalise(text: str) -> str:
 # The everyday URL, ``tcp://HOST[:PORT][?QUERY]``, written with nothing that the whitespace removal,
 # expandURI (it starts with ``tcp``), java.net.URI's decoding or URLDecoder would change (no whitespace,
 # ``%``, ``+``, ``#`` or ``?`` in the query), with a HOST Java takes whole (a dotted quad of bytes, leading
-# zeros allowed, or a host name by RFC 2396: :func:`.javauri.plain_host`): read straight from the match.
+# zeros allowed, or a host name by RFC 2396: ``javauri._plain_host``): read straight from the match.
 # Anything else takes the full road; ``tests/config/test_transport_url_everyday.py`` shows both give the
 # same answer on every URL the pattern takes.
 _BYTE = r"0*(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
