@@ -20,7 +20,7 @@ a port that is not a number becomes 61616 (with a log line), a missing one stays
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 from ..javastr import java_hashmap_order, java_parse_int, java_split, java_trim
@@ -79,9 +79,16 @@ def normalise(text: str) -> str:
 # same answer on every URL the pattern takes.
 _BYTE = r"0*(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_EVERYDAY = re.compile(
-    rf"tcp://((?:{_BYTE}\.){{3}}{_BYTE}|(?:{_LABEL}\.)+[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?|{_LABEL}\.?)"
-    r"(?::([0-9]{0,9}))?(?:\?([A-Za-z0-9\-_.!~*'(),:@/=$;&]*))?")
+_EVERYDAY = (rf"tcp://((?:{_BYTE}\.){{3}}{_BYTE}|(?:{_LABEL}\.)+[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?|{_LABEL}\.?)"
+             r"(?::([0-9]{0,9}))?(?:\?([A-Za-z0-9\-_.!~*'(),:@/=$;&]*))?")
+
+
+@cache
+def everyday_pattern() -> re.Pattern[str]:
+    """``_EVERYDAY`` compiled, the first time a URL is read (a millisecond a process that reads none need not pay)."""
+    return re.compile(_EVERYDAY)
+
+
 # (kind, the query's names in order) -> the params' and the extraProps' keys in HashMap order
 _ORDERS: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _MAX_ORDERS = 1024
@@ -94,7 +101,7 @@ def parse_transport_url(raw: str, kind: str = "connector") -> TransportUrl:
     Raises :class:`UrlError` where the broker throws (it then does not start). A host Java does
     not accept is not an error here: the URL parses with host ``"null"`` and port -1.
     """
-    m = _EVERYDAY.fullmatch(raw)
+    m = everyday_pattern().fullmatch(raw)
     if m is not None:
         url = _everyday(raw, kind, m.group(1), m.group(2), m.group(3))
         if url is not None:

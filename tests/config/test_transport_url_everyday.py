@@ -23,7 +23,7 @@ def _shown(url: TransportUrl) -> tuple[object, ...]:
 
 def _same_as_the_full_reading(raw: str, kind: str) -> bool:
     """Whether the shortcut took ``raw``; where it did, its answer equals the full reading's."""
-    m = urls._EVERYDAY.fullmatch(raw)
+    m = urls.everyday_pattern().fullmatch(raw)
     fast = urls._everyday(raw, kind, m.group(1), m.group(2), m.group(3)) if m is not None else None
     if fast is None:
         return False
