@@ -23,50 +23,49 @@ class Pos:
     is never reported, and finding a column means searching the line's text.
     """
 
-    __slots__ = ("_file", "_line", "_column", "_el", "_locator")
+    __slots__ = ("_file", "_line", "_column", "_lazy")
     __match_args__ = ("file", "line", "column")
 
     def __init__(self, file: str, line: int, column: int) -> None:
         _set(self, "_file", file)
         _set(self, "_line", line)
         _set(self, "_column", column)
-        _set(self, "_locator", None)
+        _set(self, "_lazy", None)
 
     def _resolve(self) -> None:
-        locator = self._locator
-        file, line, column = locator._place(self._el)
+        locator, el = self._lazy
+        file, line, column = locator._place(el)
         _set(self, "_file", file)
         _set(self, "_line", line)
         _set(self, "_column", column)
-        _set(self, "_locator", None)
-        _set(self, "_el", None)
+        _set(self, "_lazy", None)
 
     @property
     def file(self) -> str:
-        if self._locator is not None:
+        if self._lazy is not None:
             self._resolve()
         return self._file
 
     @property
     def line(self) -> int:
-        if self._locator is not None:
+        if self._lazy is not None:
             self._resolve()
         return self._line
 
     @property
     def column(self) -> int:
-        if self._locator is not None:
+        if self._lazy is not None:
             self._resolve()
         return self._column
 
     def _key(self) -> tuple[str, int, int]:
-        if self._locator is not None:
+        if self._lazy is not None:
             self._resolve()
         return (self._file, self._line, self._column)
 
     def place(self) -> tuple[str, int, int]:
         """``(file, line, column)`` in one call (a finding reads all three)."""
-        if self._locator is not None:
+        if self._lazy is not None:
             self._resolve()
         return (self._file, self._line, self._column)
 
@@ -106,16 +105,7 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-_set_el = Pos.__dict__["_el"].__set__  # the slots' own setters: what _set ends up calling
-_set_locator = Pos.__dict__["_locator"].__set__
-
-
-def _lazy_pos(locator: Locator, el: etree._Element) -> Pos:
-    """The position of ``el``, found when first read."""
-    pos = _new(Pos)
-    _set_el(pos, el)
-    _set_locator(pos, locator)
-    return pos
+_set_lazy = Pos.__dict__["_lazy"].__set__  # the slot's own setter: what _set ends up calling
 
 
 class Locator:
@@ -156,7 +146,9 @@ class Locator:
 
     def locate(self, el: etree._Element) -> Pos:
         """Where ``el`` starts (worked out when the position is first read)."""
-        return _lazy_pos(self, el)
+        pos = _new(Pos)  # a large file has tens of thousands: one slot set, no other call
+        _set_lazy(pos, (self, el))
+        return pos
 
     def _place(self, el: etree._Element) -> tuple[str, int, int]:
         file = self._origin.get(el, self.main_file) if self._origin else self.main_file

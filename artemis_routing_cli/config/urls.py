@@ -20,7 +20,7 @@ a port that is not a number becomes 61616 (with a log line), a missing one stays
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 from ..javastr import java_hashmap_order, java_parse_int, java_split, java_trim
@@ -71,6 +71,29 @@ def normalise(text: str) -> str:
     return text.replace(";", "&")
 
 
+# The everyday URL, ``tcp://HOST[:PORT][?QUERY]``, written with nothing that the whitespace removal,
+# expandURI (it starts with ``tcp``), java.net.URI's decoding or URLDecoder would change (no whitespace,
+# ``%``, ``+``, ``#`` or ``?`` in the query), with a HOST Java takes whole (a dotted quad of bytes, leading
+# zeros allowed, or a host name by RFC 2396: ``javauri._plain_host``): read straight from the match.
+# Anything else takes the full road; ``tests/config/test_transport_url_everyday.py`` shows both give the
+# same answer on every URL the pattern takes.
+_BYTE = r"0*(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_EVERYDAY = (rf"tcp://((?:{_BYTE}\.){{3}}{_BYTE}|(?:{_LABEL}\.)+[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?|{_LABEL}\.?)"
+             r"(?::([0-9]{0,9}))?(?:\?([A-Za-z0-9\-_.!~*'(),:@/=$;&]*))?")
+
+
+@cache
+def everyday_pattern() -> re.Pattern[str]:
+    """``_EVERYDAY`` compiled, the first time a URL is read (a millisecond a process that reads none need not pay)."""
+    return re.compile(_EVERYDAY)
+
+
+# (kind, the query's names in order) -> the params' and the extraProps' keys in HashMap order
+_ORDERS: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_MAX_ORDERS = 1024
+
+
 @lru_cache(maxsize=16384)  # the model and the rules read every URL; the result is immutable
 def parse_transport_url(raw: str, kind: str = "connector") -> TransportUrl:
     """Read ``raw`` as the broker reads an ``<acceptor>`` (``kind="acceptor"``) or ``<connector>``.
@@ -78,6 +101,52 @@ def parse_transport_url(raw: str, kind: str = "connector") -> TransportUrl:
     Raises :class:`UrlError` where the broker throws (it then does not start). A host Java does
     not accept is not an error here: the URL parses with host ``"null"`` and port -1.
     """
+    m = everyday_pattern().fullmatch(raw)
+    if m is not None:
+        url = _everyday(raw, kind, m.group(1), m.group(2), m.group(3))
+        if url is not None:
+            return url
+    return parse_transport_url_fully(raw, kind)
+
+
+def _everyday(raw: str, kind: str, host: str, port_text: str | None, query_text: str | None) -> TransportUrl | None:
+    """The URL ``_EVERYDAY`` matched, or None when its query sets ``host``, ``port`` or ``scheme``."""
+    query: dict[str, str | None] = {}
+    if query_text:
+        for part in query_text.replace(";", "&").split("&"):  # URISchema.parseQuery, with nothing to decode
+            if part:
+                name, eq, value = part.partition("=")
+                query[name] = value if eq else None
+        if "host" in query or "port" in query or "scheme" in query:
+            return None
+    port = int(port_text) if port_text else -1
+    keys = (kind, tuple(query))
+    orders = _ORDERS.get(keys)
+    if orders is None:
+        orders = _orders(*keys)
+    found: dict[str, str | None] = {"scheme": "tcp", "host": host, "port": str(port), **query}
+    param_keys, extra_keys = orders
+    return TransportUrl(raw, "tcp", host, port, MappingProxyType({k: found[k] for k in param_keys}),
+                        MappingProxyType({k: found[k] for k in extra_keys}), kind, True, query.get("name"),
+                        "name" in query, host, host if port_text is None else f"{host}:{port_text}", None)
+
+
+def _orders(kind: str, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys of the params and extraProps maps, in HashMap order, for a tcp:// URL whose query has
+    ``names`` (none of them host, port or scheme) in this order; as :func:`_tcp` puts them."""
+    allowed = ACCEPTOR_KEYS if kind == "acceptor" else CONNECTOR_KEYS
+    params = ["scheme", "host", "port"] if kind == "acceptor" else ["host", "port"]
+    extra: list[str] = []
+    for key in java_hashmap_order(names):
+        (params if key in allowed else extra).append(key)
+    if len(_ORDERS) >= _MAX_ORDERS:
+        _ORDERS.clear()
+    found = _ORDERS[(kind, names)] = (tuple(java_hashmap_order(params)), tuple(java_hashmap_order(extra)))
+    return found
+
+
+def parse_transport_url_fully(raw: str, kind: str = "connector") -> TransportUrl:
+    """:func:`parse_transport_url` step by step, whatever the URL (no shortcut, no memo)."""
     text = normalise(_JAVA_WHITESPACE.sub("", raw))
     try:
         uri = parse_java_uri(text)
@@ -94,13 +163,20 @@ def parse_transport_url(raw: str, kind: str = "connector") -> TransportUrl:
         raise UrlError(f"{err} in the query of {redact(text)!r}", DECODE) from None
     if uri.scheme == "vm":
         return _vm(raw, uri.host, query, uri.raw_authority)
-    _check_fragment(uri.fragment, text)
+    fragment = uri.fragment
+    _check_fragment(fragment, text)
+    return _tcp(raw, kind, uri.scheme, uri.host, uri.port, query, uri.raw_authority, fragment)
+
+
+def _tcp(raw: str, kind: str, scheme: str, uri_host: str | None, uri_port: int, query: dict[str, str | None],
+         authority: str | None, fragment: str | None) -> TransportUrl:
+    """TransportConfigurationSchema: the params and extraProps of a ``tcp://`` URL java.net.URI read."""
     allowed = ACCEPTOR_KEYS if kind == "acceptor" else CONNECTOR_KEYS
     params: dict[str, str | None] = {}
     if kind == "acceptor":
-        params["scheme"] = uri.scheme
-    params["host"] = URI_NO_HOST if uri.host is None else uri.host
-    params["port"] = str(uri.port)
+        params["scheme"] = scheme
+    params["host"] = URI_NO_HOST if uri_host is None else uri_host
+    params["port"] = str(uri_port)
     extra: dict[str, str | None] = {}
     for key in java_hashmap_order(query):  # the query map is a HashMap too: this is the order it is copied in
         (params if key in allowed else extra)[key] = query[key]
@@ -108,14 +184,14 @@ def parse_transport_url(raw: str, kind: str = "connector") -> TransportUrl:
     port_value = params.get("port")
     port = DEFAULT_CONNECTOR_PORT if port_value is None else java_parse_int(port_value)
     return TransportUrl(
-        raw=raw, scheme=uri.scheme, kind=kind,
+        raw=raw, scheme=scheme, kind=kind,
         host=DEFAULT_CONNECTOR_HOST if host_value is None else host_value,
         port=DEFAULT_CONNECTOR_PORT if port is None else port,
         port_is_number=port_value is None or port is not None,
         params=MappingProxyType({k: params[k] for k in java_hashmap_order(params)}),
         extra_props=MappingProxyType({k: extra[k] for k in java_hashmap_order(extra)}),
         query_name=query.get("name"), has_query_name="name" in query,
-        uri_host=uri.host, authority=uri.raw_authority, fragment=uri.fragment,
+        uri_host=uri_host, authority=authority, fragment=fragment,
     )
 
 
