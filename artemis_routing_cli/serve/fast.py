@@ -23,6 +23,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import lru_cache
+from time import time as _time
 from typing import Protocol, TypeVar
 
 from ..errors import ProtocolError
@@ -59,10 +60,14 @@ class Quick:
 
 class Fresh(Protocol):
     """A connection as :func:`answer_at_once` needs it (a :class:`.fresh.FreshConnection`): where it comes
-    from, and that address as the route line shows it (the broker's getRemoteAddress(), no "/")."""
+    from, its transport's peername, and that address as the route line shows it (the broker's
+    getRemoteAddress(), no "/")."""
 
     peer: Peer
-    address: str
+    name: object
+
+    @property
+    def address(self) -> str: ...
 
 
 def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
@@ -129,7 +134,23 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
     if key != result.key_value:
         key = f"{key} -> {result.key_value}"
     log = env.log
-    if log.structured:
+    pending = log.pending
+    if pending is not None:
+        # the route line onto the log writer's queue (ServeLog.route_line, inline): an IPv4 peer's
+        # (host, port) is written as the broker prints it, without an address string made first
+        now = _time()
+        stamp = log.stamp_text if log.stamp_from <= now < log.stamp_until else log.stamp(now)
+        try:
+            host, port = io.name  # type: ignore[misc]  # a pair: IPv4
+        except (TypeError, ValueError):  # IPv6 (four fields), or no peername
+            line = f"{stamp} INFO  {said.pre}{io.address}{said.mid}{key!r}{said.post}\n"
+        else:
+            line = f"{stamp} INFO  {said.pre}{host}:{port}{said.mid}{key!r}{said.post}\n"
+        if len(pending) < log.bound:
+            pending.append(line)
+        else:
+            log.queue(line)
+    elif log.structured:
         log.info("route", f"{said.pre}{io.address}{said.mid}{key!r}{said.post}",
                  **route_fields(result, said.decision, router, io.peer, side.protocol))
     else:
