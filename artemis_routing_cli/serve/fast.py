@@ -28,10 +28,10 @@ from typing import Protocol, TypeVar
 
 from ..errors import ProtocolError
 from ..protocols.amqp import AMQP_HEADER, OpenReceived, ProtocolHeaderReceived
-from ..protocols.amqp_quick import QuickOpen, quick_open
+from ..protocols.amqp_quick import OpenFacts, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
 from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
-from ..protocols.mqtt_quick import QuickConnect, quick_connect
+from ..protocols.mqtt_quick import ConnectFacts, quick_connect
 from ..routing.router import OK
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import Env, Peered
@@ -113,7 +113,7 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
         if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
                 or router.key_type not in _PLAIN_KEYS):
             return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
-        client_id = opened.container_id
+        client_id = opened[0]  # QuickOpen.container_id
         username = None
     else:
         return _detected(io, data, env, spec)
@@ -219,11 +219,11 @@ def _mqtt(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
         return None
     event = events[0]
     assert isinstance(event, ConnectReceived)  # the codec refuses any other first packet
-    return _mqtt_quick(io, QuickConnect(event.protocol_level, event.clean_start, event.client_id, event.username),
+    return _mqtt_quick(io, (event.protocol_level, event.clean_start, event.client_id, event.username),
                        env, spec)
 
 
-def _mqtt_quick(io: Peered, hello: QuickConnect, env: Env, spec: ListenerSpec) -> bytes | None:
+def _mqtt_quick(io: Peered, hello: ConnectFacts, env: Env, spec: ListenerSpec) -> bytes | None:
     """mqtt_session.run from the CONNECT's facts."""
     level, clean_start, client_id, username = hello
     if not client_id:
@@ -264,9 +264,9 @@ def _amqp(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
     return None
 
 
-def _amqp_quick(io: Peered, hello: QuickOpen, env: Env, spec: ListenerSpec) -> bytes:
+def _amqp_quick(io: Peered, hello: OpenFacts, env: Env, spec: ListenerSpec) -> bytes:
     """amqp_session.run from the short Open's facts (no SASL: the header was AMQP's)."""
-    decision = _route(io, env, spec, "AMQP", hello.container_id, None)
+    decision = _route(io, env, spec, "AMQP", hello[0], None)  # QuickOpen.container_id
     return amqp_answer(env.amqp.failure_open, env.router_name, decision.status, decision.host, decision.port)
 
 
