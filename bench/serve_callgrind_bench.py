@@ -4,14 +4,17 @@ machine, where ``serve_ratio_bench.py``'s CPU times are not.
 
     python bench/serve_callgrind_bench.py [--kinds serve,bare,half-close] [--protocols mqtt,amqp]
                                           [--loop uvloop] [--seconds 8] [--warmup 12] [--before TREE]
+                                          [--keys 1000] [--keep DIR]
 
 Each server runs alone inside ``valgrind --tool=callgrind`` (the process's user-space instructions,
 every thread; the kernel's work is not counted), the C load generator outside it (16 clients in a
 closed loop, as serve_ratio_bench). After ``--warmup`` seconds of load (long enough under valgrind
 for each of the generator's 1,000 hellos to have come once), the counts are zeroed
 (``callgrind_control -z``), ``--seconds`` of load run, and the counts are dumped: instructions over
-the connections completed. Valgrind runs the server ~50x slower, so a timer-driven thread (the log
-writer) weighs more per connection here than at full speed.
+the connections completed. ``--keys``: distinct client ids the generator cycles through (more than
+``routing.fnv.MEMO_SIZE``: every hash worked out afresh); ``--keep DIR``: the measured dumps are copied
+there (``callgrind_annotate DIR/cg.serve.mqtt``). Valgrind runs the server ~50x slower, so a
+timer-driven thread (the log writer) weighs more per connection here than at full speed.
 """
 
 from __future__ import annotations
@@ -64,11 +67,12 @@ def load(loadgen: str, port: int, payloads: str, seconds: float) -> dict:
 
 
 def measure(tmp: str, loadgen: str, tree: str, kind: str, protocol: str, loop_name: str, config: str,
-            answers: dict[bytes, bytes], seconds: float, warmup: float) -> float:
+            answers: dict[bytes, bytes], seconds: float, warmup: float, keys: int = 1000,
+            keep: str | None = None) -> float:
     """Instructions per completed connection."""
     port = free_port()
     out = os.path.join(tmp, f"cg.{kind}.{protocol}")
-    payloads = write_payloads(tmp, protocol, HELLOS[protocol])
+    payloads = write_payloads(tmp, protocol, HELLOS[protocol], keys)
     proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c",
                              server_code(tree, kind, port, loop_name, config, answers)],
                             env=dict(os.environ, PYTHONPATH=tree), stdout=subprocess.DEVNULL,
@@ -86,6 +90,9 @@ def measure(tmp: str, loadgen: str, tree: str, kind: str, protocol: str, loop_na
         if name.startswith(os.path.basename(out)):
             text = Path(tmp, name).read_text(errors="replace")
             if "Trigger: dump measured" in text[:2000]:
+                if keep is not None:
+                    os.makedirs(keep, exist_ok=True)
+                    shutil.copy(os.path.join(tmp, name), os.path.join(keep, os.path.basename(out)))
                 found = re.search(r"^summary: (\d+)", text, re.M)
                 if found:
                     return int(found.group(1)) / max(result["total"] - result["errors"], 1)
@@ -100,6 +107,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--warmup", type=float, default=12.0)
     parser.add_argument("--before", metavar="TREE", help="also arouter serve from this source tree")
+    parser.add_argument("--keys", type=int, default=1000, help="distinct client ids the generator cycles through")
+    parser.add_argument("--keep", metavar="DIR", help="copy the measured callgrind dumps into DIR")
     args = parser.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("serve_callgrind_bench: needs valgrind (callgrind, callgrind_control)")
@@ -126,13 +135,13 @@ def main() -> None:
             serve.wait()
         kinds = args.kinds.split(",") + (["before"] if args.before else [])
         print(f"callgrind, {args.loop}; {args.warmup:g} s warm-up, {args.seconds:g} s measured; instructions per "
-              f"connection (user space, every thread of the server)")
+              f"connection (user space, every thread of the server); {args.keys} client ids")
         for protocol in args.protocols.split(","):
             got = {}
             for kind in kinds:
                 tree = os.path.abspath(args.before) if kind == "before" else str(HERE.parent)
                 got[kind] = measure(tmp, loadgen, tree, kind, protocol, args.loop, config, answers, args.seconds,
-                                    args.warmup)
+                                    args.warmup, args.keys, args.keep)
             bare = got.get("bare")
             shown = [f"{kind} {value / 1000:.1f}k" + (f" ({value / bare:.2f}x bare)" if bare and kind != "bare"
                                                       else "") for kind, value in got.items()]

@@ -21,7 +21,9 @@ class QuickOpen(NamedTuple):
     hostname: str | None
 
 
-_new = tuple.__new__
+#: :class:`QuickOpen`'s fields as :func:`quick_open` returns them: a plain tuple in that order (it equals
+#: the QuickOpen of the same facts, and costs a fraction of one to make)
+OpenFacts = tuple[str, "str | None"]
 
 # frame header after the size: doff 2, type AMQP (0), channel 0; then the described Open (0x00 0x53 0x10)
 _OPEN_FRAME = b"\x02\x00\x00\x00\x00\x53\x10"
@@ -57,14 +59,14 @@ SHORT_OPEN_HEADS: dict[int, bytes] = {
 }
 
 
-def quick_open(data: bytes, max_frame_size: int) -> QuickOpen | None:
+def quick_open(data: bytes, max_frame_size: int) -> OpenFacts | None:
     """The AMQP header and short Open that are the whole of ``data``; else None (run the codec).
     ``max_frame_size``: the acceptor's limit (0 or less: none)."""
     size = len(data)
     head = SHORT_OPEN_HEADS.get(size)
     if head is not None and data[:24] == head and not 0 < max_frame_size < size - 8:
         try:  # the commonest Open, one comparison: the read below would take the same branch
-            return _new(QuickOpen, (data[24:].decode("utf-8"), None))
+            return (data[24:].decode("utf-8"), None)
         except UnicodeDecodeError:
             return None
     if size < 22 or data[:8] != AMQP_HEADER or data[12:19] != _OPEN_FRAME:
@@ -89,7 +91,7 @@ def quick_open(data: bytes, max_frame_size: int) -> QuickOpen | None:
         return None
     if count == 1 and data[pos] == 0xA1 and pos + 2 <= size and pos + 2 + data[pos + 1] == size:
         try:  # the commonest Open, a container-id in a str8 and nothing else: _string's case, inline
-            return _new(QuickOpen, (data[pos + 2:].decode("utf-8"), None))
+            return (data[pos + 2:].decode("utf-8"), None)
         except UnicodeDecodeError:
             return None
     got = _string(data, pos, size)
@@ -109,4 +111,4 @@ def quick_open(data: bytes, max_frame_size: int) -> QuickOpen | None:
             hostname, pos = got
     if pos != size:
         return None
-    return _new(QuickOpen, (container_id, hostname))  # QuickOpen(...), without its __new__
+    return (container_id, hostname)  # QuickOpen's fields

@@ -23,7 +23,9 @@ class QuickConnect(NamedTuple):
     username: str | None
 
 
-_new = tuple.__new__
+#: :class:`QuickConnect`'s fields as :func:`quick_connect` returns them: a plain tuple in that order (it
+#: equals the QuickConnect of the same facts, and costs a fraction of one to make)
+ConnectFacts = tuple[int, bool, str, "str | None"]
 
 # b"\x00\x04MQTT": the protocol name of levels 4 (3.1.1) and 5
 _MQTT_NAME = b"\x00\x04MQTT"
@@ -40,13 +42,13 @@ CLEAN_5_HEADS: dict[int, tuple[bytes, bytes]] = {
 }
 
 
-def quick_connect(data: bytes, max_packet_size: int) -> QuickConnect | None:
+def quick_connect(data: bytes, max_packet_size: int) -> ConnectFacts | None:
     """The CONNECT that is the whole of ``data``, when it has the plain shape; else None (run the codec)."""
     size = len(data)
     heads = CLEAN_5_HEADS.get(size)
     if heads is not None and data[:10] == heads[0] and data[12:15] == heads[1] and size - 2 <= max_packet_size:
         # the commonest CONNECT in two comparisons: the reads below would take the same branch
-        return _new(QuickConnect, (5, True, data[15:].decode("utf-8", errors="replace"), None))
+        return (5, True, data[15:].decode("utf-8", "replace"), None)
     # The commonest CONNECT first: a one-byte remaining length, no flag but clean start (no user, no
     # password, no will), no MQTT 5 property, the client id last - what the general read below makes of it.
     if (14 <= size < 130 and data[1] == size - 2 and data[0] == 0x10 and size - 2 <= max_packet_size
@@ -54,9 +56,9 @@ def quick_connect(data: bytes, max_packet_size: int) -> QuickConnect | None:
         level = data[8]
         if level == 5:
             if size >= 15 and data[12] == 0 and 15 + ((data[13] << 8) | data[14]) == size:
-                return _new(QuickConnect, (5, data[9] == 2, data[15:].decode("utf-8", errors="replace"), None))
+                return (5, data[9] == 2, data[15:].decode("utf-8", "replace"), None)
         elif level == 4 and 14 + ((data[12] << 8) | data[13]) == size:
-            return _new(QuickConnect, (4, data[9] == 2, data[14:].decode("utf-8", errors="replace"), None))
+            return (4, data[9] == 2, data[14:].decode("utf-8", "replace"), None)
     if size < 14 or data[0] != 0x10:  # CONNECT with its fixed-header flags 0
         return None
     length = data[1]
@@ -88,17 +90,17 @@ def quick_connect(data: bytes, max_packet_size: int) -> QuickConnect | None:
     end = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
     if end > size:
         return None
-    client_id = data[pos + 2:end].decode("utf-8", errors="replace")  # as the codec (netty) decodes
+    client_id = data[pos + 2:end].decode("utf-8", "replace")  # as the codec (netty) decodes
     pos = end
     username = None
     if flags & 0x80:
         end = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
         if end > size:
             return None
-        username = data[pos + 2:end].decode("utf-8", errors="replace")
+        username = data[pos + 2:end].decode("utf-8", "replace")
         pos = end
     if flags & 0x40:
         pos = pos + 2 + ((data[pos] << 8) | data[pos + 1]) if pos + 2 <= size else size + 1
     if pos != size:
         return None
-    return _new(QuickConnect, (level, bool(flags & 0x02), client_id, username))  # QuickConnect(...), no __new__
+    return (level, bool(flags & 0x02), client_id, username)  # QuickConnect's fields

@@ -25,12 +25,23 @@ def to_signed32(value: int) -> int:
     return value - 0x1_0000_0000 if value & 0x8000_0000 else value
 
 
+#: ASCII keys up to this length are hashed with one reduction at the end (``h`` grows ~25 bits a char)
+SHORT_KEY = 32
+
+
 def fnv1a32(text: str) -> int:
     """Signed 32-bit FNV-1a of ``text`` exactly as the broker computes it."""
     h = 0x811C9DC5  # FNV_INIT, FNV_PRIME and MASK32 as constants: this runs for every routed key
     if text.isascii():
-        for ch in text.encode("ascii"):
-            h = ((h ^ ch) * 0x01000193) & 0xFFFFFFFF
+        if len(text) <= SHORT_KEY:
+            # reduced mod 2**32 once at the end: the low 32 bits of (h ^ ch) * prime depend only on
+            # those of h (ch < 256 changes only its low byte), and one mask costs less than one per char
+            for ch in text.encode("ascii"):
+                h = (h ^ ch) * 0x01000193
+            h &= 0xFFFFFFFF
+        else:  # longer keys: kept to 32 bits as it goes, so that the product stays small
+            for ch in text.encode("ascii"):
+                h = ((h ^ ch) * 0x01000193) & 0xFFFFFFFF
     else:
         for unit in utf16_units(text):
             h = ((h ^ unit) * FNV_PRIME) & MASK32

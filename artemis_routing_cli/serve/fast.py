@@ -23,14 +23,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import lru_cache
+from time import time as _time
 from typing import Protocol, TypeVar
 
 from ..errors import ProtocolError
 from ..protocols.amqp import AMQP_HEADER, OpenReceived, ProtocolHeaderReceived
-from ..protocols.amqp_quick import QuickOpen, quick_open
+from ..protocols.amqp_quick import OpenFacts, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
 from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
-from ..protocols.mqtt_quick import QuickConnect, quick_connect
+from ..protocols.mqtt_quick import ConnectFacts, quick_connect
 from ..routing.router import OK
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import Env, Peered
@@ -59,10 +60,14 @@ class Quick:
 
 class Fresh(Protocol):
     """A connection as :func:`answer_at_once` needs it (a :class:`.fresh.FreshConnection`): where it comes
-    from, and that address as the route line shows it (the broker's getRemoteAddress(), no "/")."""
+    from, its transport's peername, and that address as the route line shows it (the broker's
+    getRemoteAddress(), no "/")."""
 
     peer: Peer
-    address: str
+    name: object
+
+    @property
+    def address(self) -> str: ...
 
 
 def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
@@ -108,7 +113,7 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
         if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
                 or router.key_type not in _PLAIN_KEYS):
             return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
-        client_id = opened.container_id
+        client_id = opened[0]  # QuickOpen.container_id
         username = None
     else:
         return _detected(io, data, env, spec)
@@ -129,7 +134,23 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
     if key != result.key_value:
         key = f"{key} -> {result.key_value}"
     log = env.log
-    if log.structured:
+    pending = log.pending
+    if pending is not None:
+        # the route line onto the log writer's queue (ServeLog.route_line, inline): an IPv4 peer's
+        # (host, port) is written as the broker prints it, without an address string made first
+        now = _time()
+        stamp = log.stamp_text if log.stamp_from <= now < log.stamp_until else log.stamp(now)
+        try:
+            host, port = io.name  # type: ignore[misc]  # a pair: IPv4
+        except (TypeError, ValueError):  # IPv6 (four fields), or no peername
+            line = f"{stamp} INFO  {said.pre}{io.address}{said.mid}{key!r}{said.post}\n"
+        else:
+            line = f"{stamp} INFO  {said.pre}{host}:{port}{said.mid}{key!r}{said.post}\n"
+        if len(pending) < log.bound:
+            pending.append(line)
+        else:
+            log.queue(line)
+    elif log.structured:
         log.info("route", f"{said.pre}{io.address}{said.mid}{key!r}{said.post}",
                  **route_fields(result, said.decision, router, io.peer, side.protocol))
     else:
@@ -198,11 +219,11 @@ def _mqtt(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
         return None
     event = events[0]
     assert isinstance(event, ConnectReceived)  # the codec refuses any other first packet
-    return _mqtt_quick(io, QuickConnect(event.protocol_level, event.clean_start, event.client_id, event.username),
+    return _mqtt_quick(io, (event.protocol_level, event.clean_start, event.client_id, event.username),
                        env, spec)
 
 
-def _mqtt_quick(io: Peered, hello: QuickConnect, env: Env, spec: ListenerSpec) -> bytes | None:
+def _mqtt_quick(io: Peered, hello: ConnectFacts, env: Env, spec: ListenerSpec) -> bytes | None:
     """mqtt_session.run from the CONNECT's facts."""
     level, clean_start, client_id, username = hello
     if not client_id:
@@ -243,9 +264,9 @@ def _amqp(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None
     return None
 
 
-def _amqp_quick(io: Peered, hello: QuickOpen, env: Env, spec: ListenerSpec) -> bytes:
+def _amqp_quick(io: Peered, hello: OpenFacts, env: Env, spec: ListenerSpec) -> bytes:
     """amqp_session.run from the short Open's facts (no SASL: the header was AMQP's)."""
-    decision = _route(io, env, spec, "AMQP", hello.container_id, None)
+    decision = _route(io, env, spec, "AMQP", hello[0], None)  # QuickOpen.container_id
     return amqp_answer(env.amqp.failure_open, env.router_name, decision.status, decision.host, decision.port)
 
 

@@ -42,7 +42,7 @@ class FreshConnection(asyncio.Protocol):
     """One socket of a plain listener until it needs a session (see the module). Subclassed once per
     listener (:func:`fresh_factory`), which sets :attr:`listener`."""
 
-    __slots__ = ("transport", "address", "_remote", "_peer", "_state", "_next", "_deadlines")
+    __slots__ = ("transport", "name", "_peer", "_state", "_next", "_deadlines")
 
     listener: Listener  # set on the listener's subclass
 
@@ -51,14 +51,10 @@ class FreshConnection(asyncio.Protocol):
         listener = self.listener
         self.transport = transport  # type: ignore[assignment]  # uvloop's transports do not subclass asyncio's
         self._next: RedirectProtocol | None = None
-        self._peer: Peer | None = None  # made when asked for (peer): the usual redirect needs only address
-        name = transport.get_extra_info("peername")
-        if type(name) is tuple and len(name) == 2:  # IPv4: peer_address's first case, without the call
-            self.address = f"{name[0]}:{name[1]}"
-            self._remote: str | None = None  # "/" + address
-        else:
-            remote = self._remote = peer_address(name, listener.native, listener.broker)
-            self.address = remote[1:] if remote[:1] == "/" else remote
+        self._peer: Peer | None = None  # made when asked for (peer): the usual redirect needs only name
+        #: the transport's peername, as it gave it: the fast path writes an IPv4 pair into the route line
+        #: itself; :attr:`address` and :attr:`peer` work out the rest when asked
+        self.name: object = transport.get_extra_info("peername")
         listener.open += 1  # Listener.over_limit, without the call when under the limit
         if listener.open > listener.allowed:
             listener.open -= 1
@@ -89,11 +85,9 @@ class FreshConnection(asyncio.Protocol):
                 self._finish()
                 return
             # what the session's _close_cleanly does: the answer in one write, the deadline moved to
-            # linger, a FIN (a TCP transport can always write one)
+            # linger, a FIN (a TCP transport can always write one). The transport is not closing: only
+            # _finish closes it, and a socket the loop closed gets no more reads.
             transport = self.transport
-            if transport.is_closing():
-                self._finish()
-                return
             transport.write(answer)
             self._state = DRAINING
             # the deadline from the handshake's queue to linger's (Deadlines.take, inline)
@@ -118,12 +112,8 @@ class FreshConnection(asyncio.Protocol):
             self._state = CLOSED
             self._deadlines.due.pop(self, None)  # type: ignore[union-attr]  # set while DRAINING
             self._deadlines = None
-            try:
-                self.transport.close()
-            except (ConnectionError, OSError, RuntimeError):
-                pass
             self.listener.open -= 1
-            return True
+            return False  # the transport closes itself (both loops), as _finish's close() would
         if state == FRESH:
             return bool(self._hand_over().eof_received())
         if state == HANDED:
@@ -161,10 +151,18 @@ class FreshConnection(asyncio.Protocol):
         """Where the connection comes from, as the session's ConnIO.peer (no TLS, no PROXY header)."""
         peer = self._peer
         if peer is None:
-            remote = self._remote
-            peer = self._peer = _new_peer(Peer, (self.listener.name, "/" + self.address if remote is None else remote,
+            listener = self.listener
+            peer = self._peer = _new_peer(Peer, (listener.name, peer_address(self.name, listener.native,
+                                                                             listener.broker),
                                                  None, None))  # Peer(listener, remote address)
         return peer
+
+    @property
+    def address(self) -> str:
+        """Where the connection comes from as the route line shows it (the broker's getRemoteAddress(),
+        without its "/")."""
+        remote = self.peer.remote_address
+        return remote[1:] if remote[:1] == "/" else remote
 
     @property
     def received(self) -> int:

@@ -91,16 +91,19 @@ class ServeLog:
         # text lines through the background writer: what `arouter serve` does by default, and
         # the one path every routed connection takes
         self._queue = writer.write if writer is not None and not self.structured else None
-        # ... and the writer's queue itself, for info_line to add to while it is below its bound
-        self._pending = writer.pending if self._queue is not None and writer is not None else None
-        self._bound = writer.max_pending if writer is not None else 0
-        self._stamp_from = self._stamp_until = 0.0
-        self._stamp_text = ""
+        #: ... and the writer's queue itself, for a hot path (info_line, route_line, the fast path's route
+        #: line) to add a whole line to while it holds fewer than ``bound`` (else :meth:`queue` counts it
+        #: dropped); None when lines do not go that way
+        self.pending = writer.pending if self._queue is not None and writer is not None else None
+        self.bound = writer.max_pending if writer is not None else 0
+        #: the stamp of lines logged at ``stamp_from <= time.time() < stamp_until`` (:meth:`stamp`)
+        self.stamp_from = self.stamp_until = 0.0
+        self.stamp_text = ""
 
     def log(self, level: str, event: str, message: str, **fields: object) -> None:
         now = time.time()
         if self._queue is not None:
-            self._queue(f"{self._stamp(now)} {_LEVELS.get(level) or f'{level.upper():5}'} {message}\n")
+            self._queue(f"{self.stamp(now)} {_LEVELS.get(level) or f'{level.upper():5}'} {message}\n")
             return
         if self.structured:
             record: dict[str, object] = {"ts": round(now, 3), "level": level, "event": event,
@@ -110,7 +113,7 @@ class ServeLog:
         if self.fmt == "json":
             line = json.dumps(record, ensure_ascii=False, default=str)
         else:
-            line = f"{self._stamp(now)} {level.upper():5} {message}"
+            line = f"{self.stamp(now)} {level.upper():5} {message}"
         if self.writer is not None:
             self.writer.write(line + "\n")
             return
@@ -127,18 +130,24 @@ class ServeLog:
         if self.writer is not None:
             self.writer.close()
 
-    def _stamp(self, now: float) -> str:
-        """Local time to the second, formatted once per second (a busy listener logs many lines)."""
-        if not self._stamp_from <= now < self._stamp_until:
+    def stamp(self, now: float) -> str:
+        """Local time to the second, formatted once per second (a busy listener logs many lines; a hot
+        path reads ``stamp_text`` itself while ``now`` is within ``stamp_from`` and ``stamp_until``)."""
+        if not self.stamp_from <= now < self.stamp_until:
             second = int(now)
-            self._stamp_from, self._stamp_until = float(second), float(second + 1)
-            self._stamp_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
-        return self._stamp_text
+            self.stamp_from, self.stamp_until = float(second), float(second + 1)
+            self.stamp_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
+        return self.stamp_text
+
+    def queue(self, line: str) -> None:
+        """A whole text line onto the background writer's queue (counted dropped when it is full); only
+        when :attr:`pending` is set."""
+        self._queue(line)  # type: ignore[misc]  # set with pending
 
     def info(self, event: str, message: str, **fields: object) -> None:
         if self._queue is not None:  # the hot path, without a second call
             now = time.time()
-            stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+            stamp = self.stamp_text if self.stamp_from <= now < self.stamp_until else self.stamp(now)
             self._queue(f"{stamp} INFO  {message}\n")
             return
         self.log("info", event, message, **fields)
@@ -147,31 +156,31 @@ class ServeLog:
         """:meth:`info` of a record without fields, for the hot path: a text line through the background
         writer goes straight onto its queue while that is below its bound (else the writer counts it
         dropped, as ``write`` does)."""
-        pending = self._pending
+        pending = self.pending
         if pending is None:
             self.log("info", event, message)
             return
         now = time.time()
-        stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+        stamp = self.stamp_text if self.stamp_from <= now < self.stamp_until else self.stamp(now)
         line = f"{stamp} INFO  {message}\n"
-        if len(pending) < self._bound:
+        if len(pending) < self.bound:
             pending.append(line)
         else:
-            self._queue(line)  # type: ignore[misc]  # set with _pending
+            self._queue(line)  # type: ignore[misc]  # set with pending
 
     def route_line(self, pre: str, address: str, mid: str, key: str, post: str) -> None:
         """``info_line("route", f"{pre}{address}{mid}{key!r}{post}")``, the text line built in one step."""
-        pending = self._pending
+        pending = self.pending
         if pending is None:
             self.log("info", "route", f"{pre}{address}{mid}{key!r}{post}")
             return
         now = time.time()
-        stamp = self._stamp_text if self._stamp_from <= now < self._stamp_until else self._stamp(now)
+        stamp = self.stamp_text if self.stamp_from <= now < self.stamp_until else self.stamp(now)
         line = f"{stamp} INFO  {pre}{address}{mid}{key!r}{post}\n"
-        if len(pending) < self._bound:
+        if len(pending) < self.bound:
             pending.append(line)
         else:
-            self._queue(line)  # type: ignore[misc]  # set with _pending
+            self._queue(line)  # type: ignore[misc]  # set with pending
 
     def warning(self, event: str, message: str, **fields: object) -> None:
         self.log("warn", event, message, **fields)

@@ -62,3 +62,16 @@ def test_the_memo_is_bounded_in_keys_and_key_length() -> None:
     assert policy.select(TARGETS, long_key) is ring.lookup(fnv1a32(long_key))
     assert long_key not in FNV_MEMO
     assert max(len(key) for key in FNV_MEMO) <= MEMO_KEY_CHARS
+
+
+def test_short_and_long_ascii_keys_hash_as_the_broker_s_per_char_loop() -> None:
+    """fnv1a32 reduces short ASCII keys mod 2**32 once at the end (fnv.SHORT_KEY): the same hash as
+    ConsistentHashPolicy.getHash's int arithmetic, char by char, on either side of that length."""
+    rng = random.Random(5)
+    for length in range(0, fnv.SHORT_KEY * 3):
+        for _ in range(20):
+            key = "".join(chr(rng.randrange(0, 128)) for _ in range(length))
+            h = 0x811C9DC5
+            for ch in key:
+                h = ((h ^ ord(ch)) * 0x01000193) & 0xFFFFFFFF
+            assert fnv1a32(key) == (h - (1 << 32) if h >= 1 << 31 else h), key

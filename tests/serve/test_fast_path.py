@@ -19,6 +19,7 @@ from artemis_routing_cli.protocols.mqtt import PROTOCOL_LEVEL_5, USER_PROPERTY, 
 from artemis_routing_cli.protocols.mqtt_quick import quick_connect
 from artemis_routing_cli.routing.targets import state_from_options
 from artemis_routing_cli.serve.log import BackgroundWriter, ServeLog
+from tests.peers import ipv6_loopback
 
 from .conftest import HANG_GUARD, NODE_IDS, ROUTER_CORE, on_both_loops, recv_until_closed
 from .test_core_openwire import connection_info, create_session, frame, read_frames, wireformat_info
@@ -138,6 +139,30 @@ def test_text_route_lines_are_the_same_either_way(serve, hello):
     assert lines[0] == lines[1] and lines[0].startswith(("AMQ221085: Route 127.0.0.1:PORT to ",
                                                          "AMQ221086: Cannot route 127.0.0.1:PORT "))
     assert ("AMQ221086" in lines[0]) == (b"LOCAL-1" in hello)  # the local target, without --local-target
+
+
+@on_both_loops
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
+@pytest.mark.parametrize("hello", [MqttClient().connect("FOO1"), amqp_hello("LOCAL-1")], ids=["mqtt5", "amqp"])
+def test_an_ipv6_peer_gets_the_same_text_route_line_either_way(serve, hello):
+    """The fast path writes an IPv4 peer's (host, port) into the line itself; any other peername goes
+    through the address the session uses (as Java prints it)."""
+    writer = BackgroundWriter(io.StringIO(), interval=HANG_GUARD * 100)
+    running = serve(ROUTER_CORE, log=ServeLog("text", writer=writer), listen=["[::1]:0"], routers=["by-client"],
+                    state=state_from_options(NODE_IDS))
+    lines = []
+    for fast in (True, False):
+        set_fast(running, fast)
+        before = len(writer.pending)
+        with socket.create_connection(("::1", running.port()), timeout=HANG_GUARD) as sock:
+            own_port = sock.getsockname()[1]
+            sock.sendall(hello)
+            recv_until_closed(sock)
+        added = running.call(lambda: list(writer.pending)[before:])  # noqa: B023 - called at once
+        [line] = [line for line in added if "AMQ22108" in line]
+        lines.append(line.partition(" INFO  ")[2].replace(f"[0:0:0:0:0:0:0:1]:{own_port} ", "PEER "))
+    assert answered_at_once(running) == 1
+    assert lines[0] == lines[1] and lines[0].startswith(("AMQ221085: Route PEER to ", "AMQ221086: Cannot route PEER "))
 
 
 # hellos the one-pass readers (protocols/mqtt_quick.py, amqp_quick.py) take, and ones they leave to the codec
