@@ -77,7 +77,7 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
     (nothing done). ``io``: the connection, never behind a PROXY header; ``quick``: the listener's
     (its spec's) :class:`Quick`."""
     # env.max_frame_size: the session's read budget before its answer (ConnIO.budget)
-    if len(data) < NEEDED or len(data) > env.max_frame_size or env.auth.users is not None:
+    if not NEEDED <= len(data) <= env.max_frame_size or env.auth.users is not None:
         return None  # auth.users set: --users-file (Authenticator.enabled)
     service = env.service
     monitor = env.monitor

@@ -284,3 +284,18 @@ def test_an_oversized_or_unauthenticated_hello_goes_to_the_session(serve, tmp_pa
     assert exchange(limited, MqttClient().connect("F" * 100)) == b""
     assert answered_at_once(limited) == 0
     assert limited.wait_for(lambda r: r.get("reason") == "oversize", "the oversize drop")["protocol"] == "unknown"
+
+
+@on_both_loops
+def test_a_hello_exactly_at_the_read_budget_is_answered_at_once_as_the_session_answers_it(serve):
+    hello = MqttClient().connect("FOO1")
+    running = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS),
+                    max_frame_size=len(hello))
+    (fast_answer, fast_records, _), (slow_answer, slow_records, _) = both_ways(running, hello)
+    assert answered_at_once(running) == 1
+    assert fast_answer == slow_answer and parse_connack(fast_answer).reason_code == 0x9C
+    assert fast_records == slow_records
+    below = serve(ROUTER_CORE, routers=["by-client"], state=state_from_options(NODE_IDS),
+                  max_frame_size=len(hello) - 1)
+    assert exchange(below, hello) == b""
+    assert answered_at_once(below) == 0
