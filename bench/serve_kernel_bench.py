@@ -155,6 +155,16 @@ def main() -> None:
         serve.wait()
     print(f"ftrace (TSC at {hz / 1e6:.0f} MHz), {args.loop}, the server's main thread; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    try:
+        run(args, tmp, loadgen, config, answers, hz)
+    finally:
+        instance = TRACING / "instances" / "arouter-bench"
+        if instance.is_dir():
+            instance.rmdir()  # the instance and its buffers go
+
+
+def run(args: argparse.Namespace, tmp: str, loadgen: str, config: str, answers: dict[bytes, bytes],
+        hz: float) -> None:
     for rep in range(args.repeats):
         for protocol in args.protocols.split(","):
             for kind in args.kinds.split(","):
