@@ -11,8 +11,9 @@ every thread; the kernel's work is not counted), the C load generator outside it
 closed loop, as serve_ratio_bench). After ``--warmup`` seconds of load (long enough under valgrind
 for each of the generator's 1,000 hellos to have come once), the counts are zeroed
 (``callgrind_control -z``), ``--seconds`` of load run, and the counts are dumped: instructions over
-the connections completed. ``--keys``: distinct client ids the generator cycles through (more than
-``routing.fnv.MEMO_SIZE``: every hash worked out afresh); ``--keep DIR``: the measured dumps are copied
+the connections completed. ``--keys``: distinct client ids the generator cycles through (the default
+1,000 is below ``routing.fnv.MEMO_SIZE``, 4,096: after the warm-up every key's hash is remembered; more
+than that, e.g. 5,000, and every hash is worked out afresh); ``--keep DIR``: the measured dumps are copied
 there (``callgrind_annotate DIR/cg.serve.mqtt``). Valgrind runs the server ~50x slower, so a
 timer-driven thread (the log writer) weighs more per connection here than at full speed.
 """

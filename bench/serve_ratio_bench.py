@@ -169,8 +169,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=5000.0, help="offered connections/s (open loop)")
     parser.add_argument("--open-seconds", type=float, default=5.0, help="0: no open-loop test")
     parser.add_argument("--keys", type=int, default=1000,
-                        help="distinct client ids the generator cycles through (more than routing.fnv.MEMO_SIZE: "
-                             "every hash is worked out afresh)")
+                        help="distinct client ids the generator cycles through (1000 is below routing.fnv.MEMO_SIZE, "
+                             "4096: their hashes are remembered; above it every hash is worked out afresh)")
     parser.add_argument("--protocols", default="mqtt,amqp")
     parser.add_argument("--loops", default="uvloop,asyncio")
     parser.add_argument("--before", metavar="TREE", help="also measure arouter serve from this source tree "
