@@ -85,10 +85,20 @@ def _local(el: etree._Element) -> str:
 _NS = {"c": CORE_NS}
 _ID_NAME_XPATH = " | ".join("/".join(f"c:{step}" for step in path) + "[@name]" for path in sorted(ID_NAME_PATHS))
 _ID_NAMES = etree.XPath(_ID_NAME_XPATH, namespaces=_NS, regexp=False)
-# the same elements' names alone (plain strings, no Python object per element): enough when none repeats
-_ID_NAME_VALUES = etree.XPath(" | ".join("/".join(f"c:{step}" for step in path) + "/@name"
-                                         for path in sorted(ID_NAME_PATHS)),
-                              namespaces=_NS, regexp=False, smart_strings=False)
+# the same elements' names alone (plain strings, no Python object per element): enough when none repeats.
+# One expression per path, not their union: libxml2 merges the node sets of a union checking each node
+# of one against every node of the other (thousands of diverts times hundreds of cluster connections),
+# and no element is on two of these paths, so the lists together hold the same names.
+_ID_NAME_VALUE_PATHS = tuple(etree.XPath("/".join(f"c:{step}" for step in path) + "/@name", namespaces=_NS,
+                                         regexp=False, smart_strings=False) for path in sorted(ID_NAME_PATHS))
+
+
+def _id_name_values(core: etree._Element) -> list[str]:
+    """The ``name`` of every element on an xs:ID path (as a multiset: path by path, not in document order)."""
+    values: list[str] = []
+    for path in _ID_NAME_VALUE_PATHS:
+        values.extend(path(core))
+    return values
 
 
 def _in_core_namespace(el: etree._Element, core: etree._Element) -> bool:
@@ -131,7 +141,7 @@ def duplicate_sections(core: etree._Element, locate: Callable[[etree._Element], 
 def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[IdProblem]:
     """Duplicate ID names and dangling discovery-group references, in document order."""
     problems: list[IdProblem] = []
-    names = [name for name in (value.strip() for value in _ID_NAME_VALUES(core)) if name]
+    names = [name for name in map(str.strip, _id_name_values(core)) if name]
     owners: dict[str, etree._Element] | set[str] = set(names)
     if len(owners) < len(names):  # some name repeats: which elements, and where, is worked out
         owners = _id_owners(core, locate, problems)

@@ -177,7 +177,9 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             severity = Severity.INFO
         yield ctx.report(rule, divert.pos, message, section=f"divert {divert.name}", severity=severity)
     for divert in config.diverts:
-        yield from _filter(ctx, divert)
+        text = divert.filter
+        if text is not None and filter_syntax_error(text) is not None:  # (no generator per divert: most parse)
+            yield from _filter(ctx, divert)
     yield from _shadowing(ctx, active)
     yield from _loops(ctx, active)
 

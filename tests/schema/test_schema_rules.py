@@ -421,13 +421,13 @@ def test_id_names_read_as_strings_find_what_the_elements_say(extra: str, ref: st
     from lxml import etree
 
     from artemis_routing_cli.config.positions import Locator
-    from artemis_routing_cli.config.schema_ids import _ID_NAME_VALUES, _ID_NAMES, _id_owners, id_problems
+    from artemis_routing_cli.config.schema_ids import _ID_NAMES, _id_name_values, _id_owners, id_problems
 
     text = _IDS.format(extra=extra, ref=ref)
     core = etree.fromstring(text)
     locate = Locator("broker.xml", text).locate
     elements = [el.get("name", "").strip() for el in _ID_NAMES(core)]
-    assert sorted(value.strip() for value in _ID_NAME_VALUES(core)) == sorted(elements)
+    assert sorted(value.strip() for value in _id_name_values(core)) == sorted(elements)
     found = id_problems(core, locate)
     assert [p.rule for p in found] == rules
     every: list = []
