@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from ..config.masked import blowfish_decodes, is_hex_big_integer
+from ..config.model import Pool
+from ..config.nodes import ChildFields
 from ..config.positions import Pos
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ._util import plaintext_password, real_cluster_connections
@@ -132,8 +134,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                 # what _undecodable does, without a generator per pool (a large file has thousands)
                 message = undecodable_message(password, mask, key, "pool <password>")
                 if message is not None:
-                    field = each.fields.get("password")
-                    yield ctx.report("AR404", (field.pos if field else each.pos) or config.pos, message,
+                    yield ctx.report("AR404", _password_pos(ctx, each) or config.pos, message,
                                      section=f"connection-router {router.name}", hint=_MASK_AGAIN)
         pool = router.pool
         if pool is None or not pool.password:
@@ -141,9 +142,19 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if pool.password in secrets:
             continue  # written ENC(...) in broker properties and decoded by the broker (AR722 when it cannot be)
         if plaintext_password(pool.password, mask):
-            field = pool.fields.get("password")
-            yield ctx.report("AR402", field.pos if field else pool.pos, _plain("pool <password>", mask),
+            yield ctx.report("AR402", _password_pos(ctx, pool), _plain("pool <password>", mask),
                              section=f"connection-router {router.name}")
+
+
+def _password_pos(ctx: Context, pool: Pool) -> Pos:
+    """Where the pool's ``<password>`` is (the pool's place without one): its field's position, found
+    without the field (its text) being read when the model read the pool's children."""
+    fields = pool.fields
+    if type(fields) is ChildFields:
+        child = fields.element("password")
+        return ctx.locate(child) if child is not None else pool.pos
+    field = fields.get("password")
+    return field.pos if field else pool.pos
 
 
 def _undecodable(ctx: Context, value: str, pos: Pos | None, what: str, section: str) -> Iterator[Diagnostic]:
