@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import AnyStr
 
 from lxml import etree
 
@@ -166,15 +165,15 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
     to one of "password"'s letters, so the ASCII-lowered bytes show every such name."""
     if "assword=" in text:
         return None
-    if text.isascii():  # the str lowers A-Z only too: the usual file is looked at without a copy as bytes
-        usual = _only_password_tags(text, text.lower())
-        if usual is not None:
-            return usual
     raw = text.encode("utf-8", "surrogatepass")
     data = raw.lower()  # A-Z only: every byte stays where it was
-    usual = _only_password_tags(raw, data)
-    if usual is not None:
-        return usual
+    total = data.count(b"password")
+    if not total:
+        return [], False
+    opened = raw.count(b"<password>")
+    if opened + raw.count(b"</password>") == total:
+        # every one is a <password> tag written just so (the usual file): that name, no attribute
+        return (["password"] if opened else []), False
     names: set[bytes] = set()
     attributes = False
     end = 0
@@ -194,24 +193,6 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
         at = data.find(b"password", end)
     locals_ = {name.decode("utf-8", "surrogatepass").rpartition(":")[2] for name in names}
     return sorted(local for local in locals_ if "password" in local.lower()), attributes
-
-
-def _only_password_tags(raw: AnyStr, data: AnyStr) -> tuple[list[str], bool] | None:
-    """``_password_names``'s answer when every "password" of ``data`` (``raw`` with A-Z lowered) is in a
-    ``<password>`` or ``</password>`` tag written just so (the usual file): that name, no attribute;
-    None when some other one is there. One pass, which stops at the first other one."""
-    word, opening, closing = (("password", "<password>", "</password>") if isinstance(raw, str)
-                              else (b"password", b"<password>", b"</password>"))
-    find = data.find
-    opened = 0
-    at = find(word)  # type: ignore[arg-type]
-    while at >= 0:
-        if at >= 1 and raw[at - 1:at + 9] == opening:
-            opened += 1
-        elif at < 2 or raw[at - 2:at + 9] != closing:
-            return None
-        at = find(word, at + 8)  # type: ignore[arg-type]
-    return (["password"] if opened else []), False
 
 
 def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], included_texts: Iterable[tuple[str, str]],

@@ -119,29 +119,3 @@ def test_plain_password_tags_are_counted_not_read_one_by_one(tmp_path, seed: int
     assert _values(str(path), True) == walked
     names = ["password"] if "<password>" in body else []
     assert redact._password_names(HEAD + body + TAIL) == (names, False)
-
-
-def _counted(text: str) -> tuple[list[str], bool] | None:
-    """What the usual-file shortcut answered when it counted (the whole text three times)."""
-    raw = text.encode("utf-8", "surrogatepass")
-    total = raw.lower().count(b"password")
-    opened = raw.count(b"<password>")
-    if opened + raw.count(b"</password>") == total:
-        return (["password"] if opened else []), False
-    return None
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_password_tags_found_in_one_pass_as_counted(seed: int) -> None:
-    """The one-pass look at every "password" (str or bytes) agrees with the three counts it replaced."""
-    from artemis_routing_cli.redact import _only_password_tags
-
-    rng = random.Random(seed)
-    pieces = ["<password>", "</password>", "password", "PassWord", "<Password>", "</PASSWORD>", "<<password>",
-              "</password", "<password", "a", "é", "<", "/", ">", " ", "<x-password>", "\ud800", "passwordpassword"]
-    for _ in range(300):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
-        raw = text.encode("utf-8", "surrogatepass")
-        assert _only_password_tags(raw, raw.lower()) == _counted(text), text
-        if text.isascii():
-            assert _only_password_tags(text, text.lower()) == _counted(text), text
