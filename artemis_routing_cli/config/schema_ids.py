@@ -85,19 +85,26 @@ def _local(el: etree._Element) -> str:
 _NS = {"c": CORE_NS}
 _ID_NAME_XPATH = " | ".join("/".join(f"c:{step}" for step in path) + "[@name]" for path in sorted(ID_NAME_PATHS))
 _ID_NAMES = etree.XPath(_ID_NAME_XPATH, namespaces=_NS, regexp=False)
-# the same elements' names alone (plain strings, no Python object per element): enough when none repeats.
-# One expression per path, not their union: libxml2 merges the node sets of a union checking each node
-# of one against every node of the other (thousands of diverts times hundreds of cluster connections),
-# and no element is on two of these paths, so the lists together hold the same names.
-_ID_NAME_VALUE_PATHS = tuple(etree.XPath("/".join(f"c:{step}" for step in path) + "/@name", namespaces=_NS,
-                                         regexp=False, smart_strings=False) for path in sorted(ID_NAME_PATHS))
+# The same elements' names alone: each path's section (a child of <core>) found by lxml's tag filter, the
+# names under it by one expression per path (plain strings, no Python object per element), compiled when
+# a file first has that section. Not one union of the paths: libxml2 merges the node sets of a union
+# checking each node of one against every node of the other (thousands of diverts times hundreds of
+# cluster connections). No element is on two of these paths.
+_ID_NAME_STEPS = tuple((f"{{{CORE_NS}}}{path[0]}", "/".join(f"c:{step}" for step in path[1:]) + "/@name")
+                       for path in sorted(ID_NAME_PATHS))
+_NAMES_UNDER: dict[str, etree.XPath] = {}  # by the path below the section: at most one per ID path
 
 
 def _id_name_values(core: etree._Element) -> list[str]:
     """The ``name`` of every element on an xs:ID path (as a multiset: path by path, not in document order)."""
     values: list[str] = []
-    for path in _ID_NAME_VALUE_PATHS:
-        values.extend(path(core))
+    for section, below in _ID_NAME_STEPS:
+        for el in core.iterchildren(section):
+            names_under = _NAMES_UNDER.get(below)
+            if names_under is None:
+                names_under = _NAMES_UNDER[below] = etree.XPath(below, namespaces=_NS, regexp=False,
+                                                                smart_strings=False)
+            values.extend(names_under(el))
     return values
 
 
