@@ -152,13 +152,16 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
             diags.append(ctx.report("AR002", s.pos, f"suppression of {names} matches no finding"))
 
     out: list[Diagnostic] = []
-    for d in diags:
-        if d.rule in settings.disabled:
-            continue
-        override = settings.severities.get(d.rule)
-        if override is not None and override != d.severity:
-            d = replace(d, severity=override)
-        out.append(d)
+    if not settings.disabled and not settings.severities:
+        out = list(diags)  # no setting changes a finding: none looked at
+    else:
+        for d in diags:
+            if d.rule in settings.disabled:
+                continue
+            override = settings.severities.get(d.rule)
+            if override is not None and override != d.severity:
+                d = replace(d, severity=override)
+            out.append(d)
     if out:  # nothing to redact otherwise
         from .redact import collect
 

@@ -85,10 +85,36 @@ def _local(el: etree._Element) -> str:
 _NS = {"c": CORE_NS}
 _ID_NAME_XPATH = " | ".join("/".join(f"c:{step}" for step in path) + "[@name]" for path in sorted(ID_NAME_PATHS))
 _ID_NAMES = etree.XPath(_ID_NAME_XPATH, namespaces=_NS, regexp=False)
-# the same elements' names alone (plain strings, no Python object per element): enough when none repeats
-_ID_NAME_VALUES = etree.XPath(" | ".join("/".join(f"c:{step}" for step in path) + "/@name"
-                                         for path in sorted(ID_NAME_PATHS)),
-                              namespaces=_NS, regexp=False, smart_strings=False)
+# The same elements' names alone: each path's section (a child of <core>) found by lxml's tag filter; the
+# names under a large section by one expression per path (plain strings, no Python object per element),
+# compiled when a file first has such a section; under a small one, by lxml's tag filter step by step (no
+# compilation at start-up for the usual small file). Not one union of the paths: libxml2 merges the node
+# sets of a union checking each node of one against every node of the other (thousands of diverts times
+# hundreds of cluster connections). No element is on two of these paths.
+_ID_NAME_STEPS = tuple((f"{{{CORE_NS}}}{path[0]}", tuple(f"{{{CORE_NS}}}{step}" for step in path[1:]),
+                        "/".join(f"c:{step}" for step in path[1:]) + "/@name")
+                       for path in sorted(ID_NAME_PATHS))
+_NAMES_UNDER: dict[str, etree.XPath] = {}  # by the path below the section: at most one per ID path
+_SMALL_SECTION = 64  # child nodes up to which a section is walked from Python
+
+
+def _id_name_values(core: etree._Element) -> list[str]:
+    """The ``name`` of every element on an xs:ID path (as a multiset: path by path, not in document order)."""
+    values: list[str] = []
+    for section, steps, below in _ID_NAME_STEPS:
+        for el in core.iterchildren(section):
+            if len(el) <= _SMALL_SECTION:
+                level = [el]
+                for tag in steps:
+                    level = [child for parent in level for child in parent.iterchildren(tag)]
+                values.extend(name for name in (child.get("name") for child in level) if name is not None)
+                continue
+            names_under = _NAMES_UNDER.get(below)
+            if names_under is None:
+                names_under = _NAMES_UNDER[below] = etree.XPath(below, namespaces=_NS, regexp=False,
+                                                                smart_strings=False)
+            values.extend(names_under(el))
+    return values
 
 
 def _in_core_namespace(el: etree._Element, core: etree._Element) -> bool:
@@ -131,7 +157,7 @@ def duplicate_sections(core: etree._Element, locate: Callable[[etree._Element], 
 def id_problems(core: etree._Element, locate: Callable[[etree._Element], Pos]) -> list[IdProblem]:
     """Duplicate ID names and dangling discovery-group references, in document order."""
     problems: list[IdProblem] = []
-    names = [name for name in (value.strip() for value in _ID_NAME_VALUES(core)) if name]
+    names = [name for name in map(str.strip, _id_name_values(core)) if name]
     owners: dict[str, etree._Element] | set[str] = set(names)
     if len(owners) < len(names):  # some name repeats: which elements, and where, is worked out
         owners = _id_owners(core, locate, problems)

@@ -49,6 +49,9 @@ def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES, *,
     seen: dict[str, Divert] = {}
     names = "duplicate-name" in codes
     filters = "filter-syntax" in codes or "filter-body" in codes
+    # filter-body alone (the rules report syntax errors themselves): only a filter that may name
+    # XPATH or XQUERY can have one, so the others are not looked at
+    body_only = filters and "filter-syntax" not in codes
     composites = "composite-empty" in codes or "composite-repeated" in codes
     for divert in config.diverts:
         if names:
@@ -57,7 +60,7 @@ def divert_problems(config: BrokerConfig, codes: Collection[str] = CODES, *,
                                  f"divert name {divert.name!r} is already used; the broker skips this divert"))
             else:
                 seen[divert.name] = divert
-        if filters:
+        if filters and divert.filter is not None and (not body_only or may_query_body(divert.filter)):
             problems.extend(_filter_problems(divert))
         if composites:
             problems.extend(_composite_problems(divert))

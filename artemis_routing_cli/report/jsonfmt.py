@@ -59,13 +59,17 @@ _INDENT_DIAGNOSTIC = jsontext.INDENT * 4
 
 def _diagnostic_text(d: Diagnostic) -> str:
     """``diagnostic_json(d)`` as json.dumps writes it inside a file's list (four levels deep)."""
-    severity = d.severity.value
-    if not jsontext.plain((d.rule, severity, d.category, d.message, d.line, d.column, d.file, d.section,
-                           d.hint, d.broker)):
+    severity = d.severity._value_  # what .value reads, without the enum's property call per finding
+    section, hint = d.section, d.hint
+    # jsontext.plain over the ten values, written out: a finding's values are nearly always exactly str and int
+    if not (type(d.rule) is str and type(severity) is str and type(d.category) is str and type(d.message) is str
+            and type(d.line) is int and type(d.column) is int and type(d.file) is str
+            and (section is None or type(section) is str) and (hint is None or type(hint) is str)
+            and type(d.broker) is str):
         return _INDENT_DIAGNOSTIC + jsontext.dumps(diagnostic_json(d), 4)
     s, maybe = encode_basestring, jsontext.string
     return (f'        {{\n          "rule": {s(d.rule)},\n          "severity": {s(severity)},\n'
             f'          "category": {s(d.category)},\n          "message": {s(d.message)},\n'
             f'          "line": {d.line},\n          "column": {d.column},\n          "file": {s(d.file)},\n'
-            f'          "section": {maybe(d.section)},\n          "hint": {maybe(d.hint)},\n'
+            f'          "section": {maybe(section)},\n          "hint": {maybe(hint)},\n'
             f'          "broker": {s(d.broker)}\n        }}')

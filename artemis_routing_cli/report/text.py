@@ -69,14 +69,14 @@ def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = Fal
 def plain_finding_lines(reports: Sequence[FileReport]) -> list[str]:
     """``finding_lines`` joined into plain text, made without the pieces (a long report's many lines)."""
     names = {rule: meta.name for rule, meta in all_rules().items()}
-    severities = {s: s.value for s in Severity}
     lines: list[str] = []
     append = lines.append
     for r in reports:
         for d in r.diagnostics:
             name = names.get(d.rule, "")
             named = f" ({name})" if name else ""
-            append(f"{d.file}:{d.line}:{d.column}: {severities[d.severity]} {d.rule} {d.message}{named} "
+            # (the severity's text as .value reads it: no enum hash or property call per finding)
+            append(f"{d.file}:{d.line}:{d.column}: {d.severity._value_} {d.rule} {d.message}{named} "
                    f"[{VERDICT_TEXT[d.broker]}]")
             if d.hint:
                 append(f"    hint: {d.hint}")

@@ -6,6 +6,7 @@ Not a rule family (the leading underscore keeps the registry away from it).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import attrgetter
 
 from lxml import etree
 
@@ -65,6 +66,7 @@ class RawElements:
         self.cluster_connections = cluster_connections  # every <cluster-connection> but a router pool's
 
 
+_TAG = attrgetter("tag")
 _WALKED = ("connector", "acceptor", "connection-router", "cluster-connection")
 
 
@@ -72,8 +74,24 @@ def raw_elements(config: BrokerConfig) -> RawElements:
     """One walk over ``<core>`` (libxml2 matches the names; Python sees only the elements found)."""
     found: dict[str, list[etree._Element]] = {name: [] for name in _WALKED}
     if config.core is not None:
-        for el in config.core.iterdescendants(*("{*}" + name for name in _WALKED)):
-            found[local(el)].append(el)
+        elements = list(config.core.iterdescendants(*("{*}" + name for name in _WALKED)))
+        by_tag: dict[str, list[etree._Element]] = {}  # by the whole tag: a few, each element's found by C-level calls
+        for tag, el in zip(map(_TAG, elements), elements):  # noqa: B905 (one list read twice)
+            group = by_tag.get(tag)
+            if group is None:
+                group = by_tag[tag] = []
+            group.append(el)
+        if len(by_tag) == 1:  # one namespace, one name (the lists keep document order)
+            ((tag, els),) = by_tag.items()
+            found[tag.rpartition("}")[2]] = els
+        else:  # several: merged per local name in document order
+            local_of = {tag: tag.rpartition("}")[2] for tag in by_tag}
+            if len(set(local_of.values())) == len(local_of):
+                for tag, els in by_tag.items():
+                    found[local_of[tag]] = els
+            else:
+                for el in elements:
+                    found[local_of[el.tag]].append(el)
     return RawElements(
         connectors=[el for el in found["connector"] if local(el.getparent()) == "connectors"],
         acceptors=[el for el in found["acceptor"] if local(el.getparent()) == "acceptors"],

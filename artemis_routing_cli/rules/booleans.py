@@ -66,14 +66,15 @@ and `0`, but the broker reads `1` as **false**. Elements are trimmed with Java's
 def check(ctx: Context) -> Iterator[Diagnostic]:
     config = ctx.config
     pool_names, cache_names = ROUTER_BOOLEANS["pool"], ROUTER_BOOLEANS["cache"]
+    plain = _plain_texts
     for router in config.connection_routers:
         pool, cache = router.pool, router.cache
-        if pool is not None and _suspect(pool.fields, pool_names):
+        if pool is not None and not plain(pool.fields, pool_names):
             yield from _fields(ctx, pool.fields, pool_names, f"connection-router {router.name}")
-        if cache is not None and _suspect(cache.fields, cache_names):
+        if cache is not None and not plain(cache.fields, cache_names):
             yield from _fields(ctx, cache.fields, cache_names, f"connection-router {router.name}")
     for divert in config.diverts:
-        if _suspect(divert.fields, DIVERT_BOOLEANS):
+        if not plain(divert.fields, DIVERT_BOOLEANS):
             yield from _fields(ctx, divert.fields, DIVERT_BOOLEANS, f"divert {divert.name}")
     for cc, el in ctx.shared(cluster_elements):
         if cc.connector_ref is None:
@@ -87,6 +88,21 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             if raw is not None and raw.lower() not in ("true", "false"):
                 yield _report(ctx, ctx.locate(static), f"{STATIC_ATTRIBUTE}=\"{raw}\"", raw, section,
                               attribute=True)
+
+
+_PLAIN = frozenset({None, "true", "false", "TRUE", "FALSE", "True", "False"})  # quiet at sight, no lower()
+
+
+def _plain_texts(fields: Fields, names: tuple[str, ...]) -> bool:
+    """``not _suspect(fields, names)``, a set lookup answering for the usual texts."""
+    if type(fields) is ChildFields:
+        text = fields.text
+        for name in names:
+            value = text(name)
+            if value not in _PLAIN and value.lower() not in ("true", "false"):  # type: ignore[union-attr]
+                return False
+        return True
+    return not _suspect(fields, names)
 
 
 def _suspect(fields: Fields, names: tuple[str, ...]) -> bool:

@@ -11,11 +11,12 @@ the broker cannot parse stops it at start-up.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import repeat
 
 from ..config.model import Divert
 from ..config.positions import Pos
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
-from ..javastr import java_trim
+from ..javastr import JAVA_TRIMMED, java_trim
 from ..messages.checks import cyclic_groups, non_exclusive_by_address, one_cycle
 from .base import Context
 
@@ -177,7 +178,9 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
             severity = Severity.INFO
         yield ctx.report(rule, divert.pos, message, section=f"divert {divert.name}", severity=severity)
     for divert in config.diverts:
-        yield from _filter(ctx, divert)
+        text = divert.filter
+        if text is not None and filter_syntax_error(text) is not None:  # (no generator per divert: most parse)
+            yield from _filter(ctx, divert)
     yield from _shadowing(ctx, active)
     yield from _loops(ctx, active)
 
@@ -254,7 +257,20 @@ def _keep(cycles: dict[tuple[int, ...], tuple[list[str], list[Divert]]], order: 
         cycles[key] = (addresses[pivot:] + addresses[:pivot], cycle[pivot:] + cycle[:pivot])
 
 
+def _no_chain(active: list[Divert]) -> bool:
+    """True when no divert forwards to an address some divert leaves from (so no loop): the usual
+    file, answered from two sets without the forwarding graph being built."""
+    written = [divert.forwarding_address or "" for divert in active]
+    if any("," in text for text in written):
+        return False  # composite targets: the graph is built
+    targets = set(map(str.strip, written, repeat(JAVA_TRIMMED, len(written))))  # java_trim of each
+    targets.discard("")
+    return targets.isdisjoint({divert.address or "" for divert in active})
+
+
 def _loops(ctx: Context, active: list[Divert]) -> Iterator[Diagnostic]:
+    if _no_chain(active):
+        return
     edges: dict[str, list[tuple[str, Divert]]] = {}
     targets: set[str] = set()
     for divert in active:

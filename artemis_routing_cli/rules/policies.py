@@ -186,6 +186,8 @@ kept in the policy's map and never looked at. (`modulo` is AR303.)""",
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
     for router in ctx.config.connection_routers:
+        if _quiet(router):
+            continue
         section = f"connection-router {router.name}"
         for policy in router.policies:
             if policy.name not in POLICY_NAMES:
@@ -195,6 +197,25 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if policy is not None and policy.name in POLICY_NAMES:
             yield from _properties(ctx, policy, section)
         yield from _pairing(ctx, router, section)
+
+
+def _quiet(router: ConnectionRouter) -> bool:
+    """True when the checks below certainly say nothing about ``router`` (the usual router: one known
+    policy other than CONSISTENT_HASH_MODULO, with a pool, reading every property written), found
+    without their generators; False when they must look."""
+    policy, policies = router.policy, router.policies
+    if policy is None or router.pool is None or len(policies) != 1 or policies[0] is not policy:
+        return False
+    name = policy.name
+    if name == CHM or name not in POLICY_NAMES:
+        return False
+    props = policy.properties
+    if name == "LEAST_CONNECTIONS" and THRESHOLD in props:
+        return False
+    if props:
+        read = PROPERTIES_READ[name]
+        return all(key in read for key in props)
+    return True
 
 
 def _unknown_message(name: str) -> str:

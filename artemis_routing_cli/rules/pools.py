@@ -107,8 +107,10 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                          section=problem.section)
     connectors = ctx.shared(connector_names)
     for router in ctx.config.connection_routers:
-        if router.pool is not None:
-            yield from _quorum(ctx, router, router.pool, connectors, f"connection-router {router.name}")
+        pool = router.pool
+        # (_quorum's own first test, without a generator per router: most pools write no quorum-size)
+        if pool is not None and pool.source == "static" and "quorum-size" in pool.fields:
+            yield from _quorum(ctx, router, pool, connectors, f"connection-router {router.name}")
 
 
 def _quorum(ctx: Context, router: ConnectionRouter, pool: Pool, connectors: set[str],

@@ -148,21 +148,27 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         section = f"connection-router {router.name}"
         if element is not None:
             fields = router.fields if isinstance(router.fields, ChildFields) else None  # element's children
-            yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section, fields)
+            # (a generator is made only where the model's fields leave a finding possible: most routers have none)
+            if fields is None or fields.repeated:
+                yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section, fields)
             # with one <pool> (<cache>), the model's pool (cache) was read from it: its children are known
             pool_fields = _only_child_fields(fields, "pool", router.pool)
             for pool in _children(element, fields, "pool"):
-                yield from _repeats(ctx, pool, POOL_FIRST, POOL_LAST, "pool", section, pool_fields)
-                yield from _sources(ctx, pool, section, pool_fields)
+                if pool_fields is None or pool_fields.repeated:
+                    yield from _repeats(ctx, pool, POOL_FIRST, POOL_LAST, "pool", section, pool_fields)
+                if pool_fields is None or _several_sources(pool_fields):
+                    yield from _sources(ctx, pool, section, pool_fields)
             cache_fields = _only_child_fields(fields, "cache", router.cache)
             for cache in _children(element, fields, "cache"):
-                yield from _repeats(ctx, cache, CACHE_FIRST, (), "cache", section, cache_fields)
+                if cache_fields is None or cache_fields.repeated:
+                    yield from _repeats(ctx, cache, CACHE_FIRST, (), "cache", section, cache_fields)
         if router.has_key_transformer:
             field = router.fields["key-transformer"]
             yield ctx.report("AR308", field.pos,
                              "<key-transformer> is ignored by the broker: the key is not transformed (use "
                              "<policy name=\"CONSISTENT_HASH_MODULO\"> with a MODULO property)", section=section)
-        yield from _filters(ctx, router, section)
+        if router.key_filter is not None or router.local_target_filter is not None:
+            yield from _filters(ctx, router, section)
 
 
 def _children(element: etree._Element, fields: ChildFields | None, name: str) -> Iterable[etree._Element]:
@@ -207,6 +213,12 @@ def _repeats(ctx: Context, el: etree._Element, first: tuple[str, ...], last: tup
                                  f"<{name}> is repeated in the {what}: each one replaces the one before, so the "
                                  f"broker uses the last one (line {kept.line}) and ignores this one",
                                  section=section)
+
+
+def _several_sources(fields: ChildFields) -> bool:
+    """Whether ``fields`` (a pool's children) hold more than one of SOURCE_ORDER: else _sources says nothing."""
+    first, second, third = SOURCE_ORDER
+    return (first in fields) + (second in fields) + (third in fields) > 1
 
 
 def _sources(ctx: Context, pool: etree._Element, section: str,

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from ..config.masked import blowfish_decodes, is_hex_big_integer
+from ..config.model import Pool
+from ..config.nodes import ChildFields
 from ..config.positions import Pos
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ._util import plaintext_password, real_cluster_connections
@@ -123,21 +125,36 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     if config.cluster_password is not None:
         yield from _undecodable(ctx, config.cluster_password, config.cluster_password_pos, "<cluster-password>",
                                 "cluster")
+    secrets = frozenset(config.property_secrets)
+    key = config.codec_key
     for router in config.connection_routers:
         for each in router.pools:  # parsePoolConfiguration decodes the password of every <pool> written
-            if each.password is not None and each.password not in config.property_secrets:
-                field = each.fields.get("password")
-                yield from _undecodable(ctx, each.password, field.pos if field else each.pos, "pool <password>",
-                                        f"connection-router {router.name}")
+            password = each.password
+            if password is not None and password not in secrets:
+                # what _undecodable does, without a generator per pool (a large file has thousands)
+                message = undecodable_message(password, mask, key, "pool <password>")
+                if message is not None:
+                    yield ctx.report("AR404", _password_pos(ctx, each) or config.pos, message,
+                                     section=f"connection-router {router.name}", hint=_MASK_AGAIN)
         pool = router.pool
-        if pool is None or pool.password is None or not pool.password:
+        if pool is None or not pool.password:
             continue
-        if pool.password in config.property_secrets:
+        if pool.password in secrets:
             continue  # written ENC(...) in broker properties and decoded by the broker (AR722 when it cannot be)
         if plaintext_password(pool.password, mask):
-            field = pool.fields.get("password")
-            yield ctx.report("AR402", field.pos if field else pool.pos, _plain("pool <password>", mask),
+            yield ctx.report("AR402", _password_pos(ctx, pool), _plain("pool <password>", mask),
                              section=f"connection-router {router.name}")
+
+
+def _password_pos(ctx: Context, pool: Pool) -> Pos:
+    """Where the pool's ``<password>`` is (the pool's place without one): its field's position, found
+    without the field (its text) being read when the model read the pool's children."""
+    fields = pool.fields
+    if type(fields) is ChildFields:
+        child = fields.element("password")
+        return ctx.locate(child) if child is not None else pool.pos
+    field = fields.get("password")
+    return field.pos if field else pool.pos
 
 
 def _undecodable(ctx: Context, value: str, pos: Pos | None, what: str, section: str) -> Iterator[Diagnostic]:
@@ -145,8 +162,10 @@ def _undecodable(ctx: Context, value: str, pos: Pos | None, what: str, section: 
     config = ctx.config
     message = undecodable_message(value, config.mask_password, config.codec_key, what)
     if message is not None:
-        yield ctx.report("AR404", pos or config.pos, message, section=section,
-                         hint="mask the password again with 'artemis mask'")
+        yield ctx.report("AR404", pos or config.pos, message, section=section, hint=_MASK_AGAIN)
+
+
+_MASK_AGAIN = "mask the password again with 'artemis mask'"
 
 
 def undecodable_message(value: str, mask: bool | None, key: bytes | str, what: str) -> str | None:

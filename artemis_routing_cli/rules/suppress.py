@@ -84,6 +84,8 @@ def apply_suppressions(diags: Iterable[Diagnostic], sups: list[Suppression],
     Same answer as asking :meth:`Suppression.covers` of every pair, without asking every pair:
     each finding is only compared with the suppressions that name its rule.
     """
+    if not sups:
+        return list(diags)  # nothing to cover: every finding kept (no look at each)
     by_name: dict[str, list[Suppression]] = {}
     for s in sups:
         for name in s.rules:

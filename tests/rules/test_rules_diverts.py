@@ -105,3 +105,36 @@ def test_loop_findings_exactly_when_forwarding_closes_a_cycle(edges: list[tuple[
     with tempfile.TemporaryDirectory() as tmp:
         found = [d for d in lint_fragment(Path(tmp), fragment) if d.rule in ("AR503", "AR506")]
     assert bool(found) == bool(cyclic_groups(graph))  # type: ignore[arg-type]
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", " a", "\u00a0a", ""]),
+                          st.sampled_from(["a", "b", "c", " a", "b\t", "\u00a0a", "", "a,", "c,a"])),
+                max_size=4))
+def test_loops_skipped_at_sight_only_where_the_graph_has_none(pairs: list[tuple[str, str]]) -> None:
+    """``_no_chain`` (two sets, no graph) says "no loop" only where the forwarding graph walk finds none."""
+    import tempfile
+    from pathlib import Path
+
+    from artemis_routing_cli.config import LoadOptions, load_document
+    from artemis_routing_cli.config.parse import build_config
+    from artemis_routing_cli.messages.flow import active_diverts
+    from artemis_routing_cli.rules import all_rules
+    from artemis_routing_cli.rules import diverts as module
+    from artemis_routing_cli.rules.base import Context
+
+    from .helpers import wrap
+
+    fragment = module._diverts(*(module._divert(f"d{n}", source, target) for n, (source, target) in enumerate(pairs)))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "broker.xml"
+        path.write_text(wrap(fragment), encoding="utf-8")
+        config = build_config(load_document(str(path), LoadOptions({}, None, None)))
+        active = active_diverts(config)
+        if module._no_chain(active):
+            original = module._no_chain
+            try:
+                module._no_chain = lambda active: False  # type: ignore[assignment]
+                assert list(module._loops(Context(config, all_rules()), active)) == []
+            finally:
+                module._no_chain = original

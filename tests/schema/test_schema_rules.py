@@ -421,13 +421,13 @@ def test_id_names_read_as_strings_find_what_the_elements_say(extra: str, ref: st
     from lxml import etree
 
     from artemis_routing_cli.config.positions import Locator
-    from artemis_routing_cli.config.schema_ids import _ID_NAME_VALUES, _ID_NAMES, _id_owners, id_problems
+    from artemis_routing_cli.config.schema_ids import _ID_NAMES, _id_name_values, _id_owners, id_problems
 
     text = _IDS.format(extra=extra, ref=ref)
     core = etree.fromstring(text)
     locate = Locator("broker.xml", text).locate
     elements = [el.get("name", "").strip() for el in _ID_NAMES(core)]
-    assert sorted(value.strip() for value in _ID_NAME_VALUES(core)) == sorted(elements)
+    assert sorted(value.strip() for value in _id_name_values(core)) == sorted(elements)
     found = id_problems(core, locate)
     assert [p.rule for p in found] == rules
     every: list = []
@@ -435,3 +435,23 @@ def test_id_names_read_as_strings_find_what_the_elements_say(extra: str, ref: st
     assert set(owners) == {name for name in elements if name}
     assert [(p.rule, p.element, p.message) for p in every] == [(p.rule, p.element, p.message)
                                                                 for p in found if p.rule == "AR105"]
+
+
+@pytest.mark.parametrize("extra", ["", '<divert name="c1"/>', '<divert name="u1"/><divert name="p1"/>',
+                                   '<divert o:name="c1"/>', "".join(f'<divert name=" d{n} "/>' for n in range(80))])
+def test_id_names_of_large_sections_as_of_small_ones(extra: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names under a section are the same read by its expression (a large section) or walked from
+    Python (a small one)."""
+    from lxml import etree
+
+    from artemis_routing_cli.config import schema_ids
+
+    core = etree.fromstring(_IDS.format(extra=extra, ref="dg1"))
+    walked = sorted(schema_ids._id_name_values(core)) if len(core[0]) <= schema_ids._SMALL_SECTION else None
+    monkeypatch.setattr(schema_ids, "_SMALL_SECTION", -1)  # every section through its expression
+    queried = sorted(schema_ids._id_name_values(core))
+    monkeypatch.setattr(schema_ids, "_SMALL_SECTION", 1 << 30)  # every section walked
+    assert sorted(schema_ids._id_name_values(core)) == queried
+    if walked is not None:
+        assert walked == queried
+    assert queried == sorted(el.get("name", "") for el in schema_ids._ID_NAMES(core))
