@@ -25,6 +25,7 @@ from .model import (
     DEFAULT_PASSWORD_CODEC,
     DEFAULT_QUORUM_SIZE,
     DEFAULT_QUORUM_TIMEOUT,
+    EMPTY,
     Acceptor,
     BroadcastGroup,
     BrokerConfig,
@@ -77,23 +78,41 @@ class _Context:
         """Read each row's element like the broker: its value (None: unreadable) by name; a value
         the broker rejects becomes a problem (when ``record``: the broker reads the element at all)."""
         out: dict[str, values.Number | str | None] = {}
-        string = r.string
-        for row in rows:
-            name = row.element
-            text = string(name)
+        for row, text in zip(rows, r.strings(_row_names(rows))):  # noqa: B905 (as long by construction)
             if text is None:
                 continue
             parse = row.parse
             if parse == "nonempty" and text or parse == "choice" and text in row.choices:
-                out[name] = text  # the everyday case: a value the broker takes as it is
+                out[row.element] = text  # the everyday case: a value the broker takes as it is
                 continue
+            if (parse == "int" or parse == "long") and len(text) < 10 and text.isdigit() and text.isascii():
+                number = int(text)  # within both ranges: values.judge reads it so too
+                check = row.check
+                if check is None or check.test(number):
+                    out[row.element] = number
+                    continue
             value, problem = values.judge(row, text)
-            out[name] = value
+            out[row.element] = value
             if problem is not None and record and values.schema_accepts(row, text):
                 where = r.element(row.element)
                 pos = self.loc.locate(where) if where is not None else self.loc.locate(r.el)
                 self.problems.append(ValueProblem(section, row.element, pos, problem))
         return out
+
+
+# a table's element names, by the table (the tables are module constants: a few entries)
+_ROW_NAMES: dict[int, tuple[tuple[values.Row, ...], tuple[str, ...]]] = {}
+
+
+def _row_names(rows: tuple[values.Row, ...]) -> tuple[str, ...]:
+    known = _ROW_NAMES.get(id(rows))
+    if known is not None and known[0] is rows:
+        return known[1]
+    names = tuple(row.element for row in rows)
+    if len(_ROW_NAMES) >= 64:
+        _ROW_NAMES.clear()
+    _ROW_NAMES[id(rows)] = (rows, names)
+    return names
 
 
 def _text(found: dict[str, values.Number | str | None], name: str, default: str | None = None) -> str | None:
@@ -350,43 +369,53 @@ def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[
     return props, where
 
 
+_ROUTER_READ = ("key-type", "key-filter", "local-target-filter")
+_POOL_READ = ("username", "password", "local-target-enabled", "cluster-connection")
+
+
 def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
     loc = ctx.loc
     r = Reader(el, loc, ctx.nowhere)
+    fields = r.fields
     name = el.get("name") or ""
     section = f"connection-router {name}"
     policies: list[Policy] = []
     pools: list[Pool] = []
     cache: Cache | None = None
-    for kind, child in r.fields.children():
+    for kind, child in fields.children():
         if kind == "policy":
-            props, where = _properties(child, loc)
-            policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
-                                   MappingProxyType(where)))
+            if len(child):
+                props, where = _properties(child, loc)
+                policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
+                                       MappingProxyType(where)))
+            else:  # no <property>: the model's shared empty mappings
+                policies.append(Policy(child.get("name") or "", loc.locate(child), EMPTY, EMPTY))
         elif kind == "pool":
             pools.append(_pool(child, ctx, section))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
             cr = Reader(child, loc, ctx.nowhere)
             found = ctx.judge(cr, values.CACHE, section)
             cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr.fields)
+    key_type, key_filter, local_target_filter = r.strings(_ROUTER_READ)
     return ConnectionRouter(
-        name=name,
-        pos=loc.locate(el),
-        key_type=r.string("key-type", "SOURCE_IP") or "",  # an empty <key-type/> stays empty
-        key_filter=r.string("key-filter"),
-        local_target_filter=r.string("local-target-filter"),
-        policy=policies[-1] if policies else None,
-        policies=tuple(policies),
-        pool=pools[-1] if pools else None,
-        cache=cache,
-        pools=tuple(pools),
-        has_key_transformer="key-transformer" in r.fields,
-        fields=r.fields,
+        name,
+        loc.locate(el),
+        "SOURCE_IP" if key_type is None else key_type,  # an empty <key-type/> stays empty
+        key_filter,
+        local_target_filter,
+        policies[-1] if policies else None,
+        tuple(policies),
+        pools[-1] if pools else None,
+        cache,
+        tuple(pools),
+        "key-transformer" in fields,
+        fields,
     )
 
 
 def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
     loc = ctx.loc
+    cdata = ctx.cdata
     r = Reader(el, loc, ctx.nowhere)
     found = ctx.judge(r, values.POOL, section)
     static: tuple[str, ...] = ()
@@ -400,25 +429,29 @@ def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
             names: list[str] = []
             places: list[Pos] = []
             empty: list[bool] = []
-            for value, ref in static_refs(child, ctx.cdata):
+            for ref in child.iterdescendants("{*}connector-ref"):  # static_refs, read in one loop
+                value = ref.text
+                if not value or cdata:
+                    value = first_child_value(ref, cdata)
                 names.append(value or "")
                 places.append(loc.locate(ref))
                 empty.append(value is None)
             static, static_pos, static_empty = tuple(names), tuple(places), tuple(empty)
+    username, password, local_target, cluster = r.strings(_POOL_READ)
     return Pool(
-        pos=loc.locate(el),
-        username=r.string("username"),
-        password=r.string("password"),
-        check_period=_number(found, "check-period", DEFAULT_CHECK_PERIOD),
-        quorum_size=_number(found, "quorum-size", DEFAULT_QUORUM_SIZE),
-        quorum_timeout=_number(found, "quorum-timeout", DEFAULT_QUORUM_TIMEOUT),
-        local_target_enabled=r.boolean("local-target-enabled", False),
-        cluster_connection=r.string("cluster-connection"),
-        static_connectors=static,
-        static_connector_pos=static_pos,
-        static_connector_empty=static_empty,
-        discovery_group=discovery,
-        fields=r.fields,
+        loc.locate(el),
+        username,
+        password,
+        _number(found, "check-period", DEFAULT_CHECK_PERIOD),
+        _number(found, "quorum-size", DEFAULT_QUORUM_SIZE),
+        _number(found, "quorum-timeout", DEFAULT_QUORUM_TIMEOUT),
+        False if local_target is None else java_bool(local_target),
+        cluster,
+        static,
+        static_pos,
+        static_empty,
+        discovery,
+        r.fields,
     )
 
 
@@ -427,12 +460,20 @@ _CLUSTER_CONNECTOR = (values.CLUSTER_CONNECTOR,)
 _CLUSTER_LOAD_BALANCING = (values.CLUSTER_LOAD_BALANCING,)
 
 
+_DIVERT_READ = ("address", "forwarding-address", "routing-type", "exclusive", "routing-name")
+_ROUTING_TYPES = values.DIVERT[2].choices
+
+
 def _divert(el: etree._Element, ctx: _Context) -> Divert:
     loc = ctx.loc
     r = Reader(el, loc, ctx.nowhere)
     fields = r.fields
     name = el.get("name") or ""
-    found = ctx.judge(r, values.DIVERT, f"divert {name}")
+    address, forwarding, routing_type, exclusive, routing_name = r.strings(_DIVERT_READ)
+    # values.DIVERT's rows are texts: the values are what is written; the broker refuses an empty
+    # address or forwarding-address and a routing-type it does not know
+    if not address or not forwarding or routing_type is not None and routing_type not in _ROUTING_TYPES:
+        ctx.judge(r, values.DIVERT, f"divert {name}")
     filter_el = fields.element("filter")
     transformer: Transformer | None = None
     t_el = fields.element("transformer")
@@ -444,17 +485,16 @@ def _divert(el: etree._Element, ctx: _Context) -> Divert:
         class_name = r.string("transformer-class-name")
         if class_name:
             transformer = Transformer(class_name)
-    exclusive = r.string("exclusive")
     return Divert(
         name,
         loc.locate(el),
-        found.get("address"),  # type: ignore[arg-type]  (text rows: the text or None)
-        found.get("forwarding-address"),  # type: ignore[arg-type]
-        False if exclusive is None else java_bool(exclusive),
+        address,
+        forwarding,
+        False if exclusive is None else exclusive == "true" or exclusive != "false" and java_bool(exclusive),
         filter_el.get("string") if filter_el is not None else None,
         loc.locate(filter_el) if filter_el is not None else None,
-        r.string("routing-name"),
-        found.get("routing-type", "STRIP") or "",  # type: ignore[arg-type]
+        routing_name,
+        "STRIP" if routing_type is None else routing_type,
         transformer,
         fields,
     )
