@@ -8,6 +8,8 @@ instantiates. ``record`` lets the dataclass machinery do the bookkeeping (fields
 
 - ``__init__`` is the one dataclass would write (same parameters, defaults, default factories,
   and ``object.__setattr__`` for a frozen class), compiled when the class is first instantiated;
+  a default factory with a ``__record_constant__`` attribute always returns that (immutable)
+  object, which is then the parameter's default and the factory is never called;
   a class with ``InitVar``, ``init=False`` or keyword-only fields gets dataclass's own, compiled
   at once;
 - frozenness is a shared ``__setattr__``/``__delattr__`` raising ``FrozenInstanceError`` as
@@ -172,6 +174,9 @@ def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: boo
         if f.default is not _MISSING:
             env[f"_d{n}"] = f.default
             params.append(f"{f.name}=_d{n}")
+        elif getattr(f.default_factory, "__record_constant__", _MISSING) is not _MISSING:
+            env[f"_d{n}"] = f.default_factory.__record_constant__  # type: ignore[union-attr]
+            params.append(f"{f.name}=_d{n}")  # a factory of one immutable object: that object is the default
         elif f.default_factory is not _MISSING:
             env[f"_f{n}"] = f.default_factory
             params.append(f"{f.name}=_FACTORY")

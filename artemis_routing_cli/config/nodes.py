@@ -150,11 +150,14 @@ class ChildFields(Mapping[str, FieldValue]):
     Text and position are read when a name is first looked up: most are never asked for.
     """
 
-    __slots__ = ("_el", "_locator", "_nodes", "_layout", "_nest", "_values")
+    __slots__ = ("_el", "_locator", "_nodes", "_layout", "_nest", "_values", "_found", "_nowhere")
 
-    def __init__(self, el: etree._Element, locator: Locator) -> None:
+    def __init__(self, el: etree._Element, locator: Locator, shared: Nowhere | None = None) -> None:
+        """``shared`` (for a :class:`Reader`): :func:`nowhere` of ``el`` or of an element it lies below."""
         self._el = el
         self._locator = locator
+        self._nowhere = shared
+        self._found: dict[str, etree._Element | None] | None = None  # a Reader's descendants searched for
         self._values: dict[str, FieldValue] | None = None
         if len(el) > _FEW:  # <core> and the like, often with comments among its children: the elements alone
             nodes = list(el.iterchildren(etree.Element))
@@ -247,34 +250,36 @@ _ASKED = 32
 _MAX_NOWHERE = 1024  # names remembered; the readers ask for the broker's few dozen, bounded all the same
 
 
+_NO_NAMES: dict[str, int | bool] = {}
+
+
 def nowhere(root: etree._Element) -> Nowhere:
     """What the readers of elements below ``root`` share to learn the names written nowhere below it."""
     return root, {}
 
 
-class Reader:
+class Reader(ChildFields):
     """Reads one element's settings as the broker does (getElementsByTagName(..).item(0), trimmed
-    with String.trim), remembering where each came from."""
+    with String.trim), remembering where each came from. It is its own :attr:`fields` (the model
+    keeps it as the element's child fields): one object per element read."""
 
-    __slots__ = ("el", "locator", "fields", "_nodes", "_first", "_nest", "_found", "_nowhere")
+    __slots__ = ()
 
-    def __init__(self, el: etree._Element, locator: Locator, shared: Nowhere | None = None) -> None:
-        """``shared``: :func:`nowhere` of ``el`` or of an element it lies below."""
-        self.el = el
-        self.locator = locator
-        self._nowhere = shared
-        fields = self.fields = ChildFields(el, locator)
-        self._nodes = fields._nodes
-        self._first = fields._layout.first
-        # Without grandchildren the descendants are the children: their first occurrences are known.
-        # Otherwise a name first written after the first child with children is looked up once, below,
-        # and remembered.
-        self._nest = fields._nest
-        self._found: dict[str, etree._Element | None] | None = None
+    @property
+    def el(self) -> etree._Element:
+        return self._el
+
+    @property
+    def locator(self) -> Locator:
+        return self._locator
+
+    @property
+    def fields(self) -> ChildFields:
+        return self
 
     def element(self, name: str) -> etree._Element | None:
         """The first descendant called ``name`` (getElementsByTagName(name).item(0)), or None."""
-        i = self._first.get(name)
+        i = self._layout.first.get(name)
         if i is not None and i <= self._nest:
             return self._nodes[i]
         if self._nest == _FLAT:
@@ -303,12 +308,12 @@ class Reader:
                 else:
                     known[name] = False
         # lxml walks the subtree in C for this one name: no Python object per descendant
-        result = found[name] = next(self.el.iterdescendants("{*}" + name), None)
+        result = found[name] = next(self._el.iterdescendants("{*}" + name), None)
         return result
 
     def string(self, name: str, default: str | None = None) -> str | None:
         """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
-        i = self._first.get(name)  # (inlined: read very often)
+        i = self._layout.first.get(name)  # (inlined: read very often)
         nest = self._nest
         if i is not None and i < nest:  # a child without child nodes, no subtree before it
             text = self._nodes[i].text
@@ -325,14 +330,15 @@ class Reader:
 
     def strings(self, names: tuple[str, ...]) -> list[str | None]:
         """``[self.string(name) for name in names]`` in one call."""
-        first, nodes, nest = self._first, self._nodes, self._nest
+        first, nodes, nest = self._layout.first, self._nodes, self._nest
+        known = self._nowhere[1] if self._nowhere is not None else _NO_NAMES
         out: list[str | None] = []
         for name in names:
             i = first.get(name)
             if i is not None and i < nest:
                 text = nodes[i].text
                 out.append(text.strip(JAVA_TRIMMED) if text else "")
-            elif nest == _FLAT:
+            elif nest == _FLAT or known.get(name) is True:  # no such child; or no such name below the root
                 out.append(None)
             else:
                 out.append(self.string(name))

@@ -45,6 +45,7 @@ from .model import (
 )
 from .nodes import (  # noqa: F401  (re-exported: the rules read elements with these)
     ChildFields,
+    Nowhere,
     Reader,
     child_elements,
     descendants,
@@ -64,14 +65,28 @@ _Reader = Reader  # the name the tests knew
 class _Context:
     """What every section reader needs: positions, whether CDATA complicates text, the problems found."""
 
-    __slots__ = ("loc", "cdata", "problems", "nowhere")
+    __slots__ = ("loc", "cdata", "problems", "nowhere", "_sections")
 
     def __init__(self, loc: Locator, cdata: bool, core: etree._Element | None = None) -> None:
         self.loc = loc
         self.cdata = cdata
         # names written nowhere in <core>: no reader below it searches its subtree for them
         self.nowhere = nowhere(core) if core is not None else None
+        self._sections: dict[etree._Element, Nowhere] = {}
         self.problems: list[ValueProblem] = []
+
+    def below(self, parent: etree._Element | None) -> Nowhere | None:
+        """What readers of the elements below ``parent`` (<connection-routers>, <diverts>...) share
+        to learn the names written nowhere below it: a name a section's readers ask for may be
+        written elsewhere in <core> (<check-period> in pools, asked of cluster connections too)."""
+        if parent is None:
+            return self.nowhere
+        shared = self._sections.get(parent)
+        if shared is None:
+            if len(self._sections) >= _MAX_SECTIONS:  # sections spread over many parents: <core>'s alone
+                return self.nowhere
+            shared = self._sections[parent] = nowhere(parent)
+        return shared
 
     def judge(self, r: Reader, rows: tuple[values.Row, ...], section: str,
               record: bool = True) -> dict[str, values.Number | str | None]:
@@ -99,6 +114,8 @@ class _Context:
                 self.problems.append(ValueProblem(section, row.element, pos, problem))
         return out
 
+
+_MAX_SECTIONS = 64
 
 # a table's element names, by the table (the tables are module constants: a few entries)
 _ROW_NAMES: dict[int, tuple[tuple[values.Row, ...], tuple[str, ...]]] = {}
@@ -132,7 +149,7 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     ctx = _Context(loc, doc.has_cdata, core)
     name_el = next(child_elements(core, "name"), None)
     reader = Reader(core, loc, ctx.nowhere)
-    mask = reader.fields.get("mask-password")
+    mask = reader.get("mask-password")
     mask_password = java_bool(mask.text) if mask else None
     codec = reader.string("password-codec", DEFAULT_PASSWORD_CODEC)
     connectors_list: list[Connector] = []
@@ -165,20 +182,21 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     # read in the broker's order (the problems found come out in it)
     broadcast_groups = tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group"))
     cluster_connections = tuple(_cluster_connections(core, ctx, connectors))
-    connection_routers = tuple(_router(el, ctx) for el in descendants(core, "connection-router"))
+    connection_routers = tuple(_router(el, ctx, ctx.below(el.getparent()))
+                               for el in descendants(core, "connection-router"))
     # each divert's parent, whether it is a <diverts>: held, so lxml hands back this very proxy for the
     # next divert of the same parent (it keeps one proxy per node while it is referenced)
-    parents: dict[etree._Element, bool] = {}
+    parents: dict[etree._Element, tuple[bool, Nowhere | None]] = {}  # whether a <diverts>, what its readers share
     diverts: list[Divert] = []
     for el in descendants(core, "divert"):
         parent = el.getparent()
-        inside = parents.get(parent)
-        if inside is None:
-            inside = parents[parent] = local(parent) == "diverts"
-        if inside:
-            diverts.append(_divert(el, ctx))
-    cluster_user = reader.fields.get("cluster-user")
-    cluster_password = reader.fields.get("cluster-password")
+        seen = parents.get(parent)
+        if seen is None:
+            seen = parents[parent] = (local(parent) == "diverts", ctx.below(parent))
+        if seen[0]:
+            diverts.append(_divert(el, ctx, seen[1]))
+    cluster_user = reader.get("cluster-user")
+    cluster_password = reader.get("cluster-password")
 
     return BrokerConfig(
         path=doc.path,
@@ -256,7 +274,7 @@ def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
         broadcast_period=_number(found, "broadcast-period", 2000),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
-        fields=r.fields,
+        fields=r,
     )
 
 
@@ -275,7 +293,7 @@ def _discovery_group(el: etree._Element, ctx: _Context) -> DiscoveryGroup:
         initial_wait_timeout=_number(found, "initial-wait-timeout", 10000),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
-        fields=r.fields,
+        fields=r,
     )
 
 
@@ -295,7 +313,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         parent = el.getparent()
         if parent is not None and local(parent) == "pool":
             continue  # a pool's <cluster-connection>NAME</...>: the broker logs and skips it here
-        r = Reader(el, loc, ctx.nowhere)
+        r = Reader(el, loc, ctx.below(parent))
         name = el.get("name") or ""
         section = f"cluster-connection {name}"
         ctx.judge(r, _CLUSTER_CONNECTOR, section)
@@ -311,7 +329,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         allow_direct = False
         discovery: str | None = None
         discovery_pos: Pos | None = None
-        for kind, child in r.fields.children():
+        for kind, child in r.children():
             if kind == "discovery-group-ref":
                 discovery = child.get("discovery-group-name")
                 discovery_pos = loc.locate(child)
@@ -351,7 +369,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
             allow_direct_connections_only=allow_direct,
             discovery_group=discovery,
             discovery_group_pos=discovery_pos,
-            fields=r.fields,
+            fields=r,
         )
 
 
@@ -373,10 +391,10 @@ _ROUTER_READ = ("key-type", "key-filter", "local-target-filter")
 _POOL_READ = ("username", "password", "local-target-enabled", "cluster-connection")
 
 
-def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
+def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> ConnectionRouter:
     loc = ctx.loc
-    r = Reader(el, loc, ctx.nowhere)
-    fields = r.fields
+    r = Reader(el, loc, shared)
+    fields = r  # (a reader is its own child fields)
     name = el.get("name") or ""
     section = f"connection-router {name}"
     policies: list[Policy] = []
@@ -391,11 +409,11 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
             else:  # no <property>: the model's shared empty mappings
                 policies.append(Policy(child.get("name") or "", loc.locate(child), EMPTY, EMPTY))
         elif kind == "pool":
-            pools.append(_pool(child, ctx, section))  # each <pool> is read (and checked); the last one stays
+            pools.append(_pool(child, ctx, section, shared))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
-            cr = Reader(child, loc, ctx.nowhere)
+            cr = Reader(child, loc, shared)
             found = ctx.judge(cr, values.CACHE, section)
-            cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr.fields)
+            cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr)
     key_type, key_filter, local_target_filter = r.strings(_ROUTER_READ)
     return ConnectionRouter(
         name,
@@ -413,16 +431,16 @@ def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
     )
 
 
-def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
+def _pool(el: etree._Element, ctx: _Context, section: str, shared: Nowhere | None) -> Pool:
     loc = ctx.loc
     cdata = ctx.cdata
-    r = Reader(el, loc, ctx.nowhere)
+    r = Reader(el, loc, shared)
     found = ctx.judge(r, values.POOL, section)
     static: tuple[str, ...] = ()
     static_pos: tuple[Pos, ...] = ()
     static_empty: tuple[bool, ...] = ()
     discovery: str | None = None
-    for kind, child in r.fields.children():
+    for kind, child in r.children():
         if kind == "discovery-group-ref":
             discovery = child.get("discovery-group-name")
         elif kind == "static-connectors":
@@ -451,7 +469,7 @@ def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
         static_pos,
         static_empty,
         discovery,
-        r.fields,
+        r,
     )
 
 
@@ -464,10 +482,10 @@ _DIVERT_READ = ("address", "forwarding-address", "routing-type", "exclusive", "r
 _ROUTING_TYPES = values.DIVERT[2].choices
 
 
-def _divert(el: etree._Element, ctx: _Context) -> Divert:
+def _divert(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Divert:
     loc = ctx.loc
-    r = Reader(el, loc, ctx.nowhere)
-    fields = r.fields
+    r = Reader(el, loc, shared)
+    fields = r  # (a reader is its own child fields)
     name = el.get("name") or ""
     address, forwarding, routing_type, exclusive, routing_name = r.strings(_DIVERT_READ)
     # values.DIVERT's rows are texts: the values are what is written; the broker refuses an empty
@@ -478,7 +496,7 @@ def _divert(el: etree._Element, ctx: _Context) -> Divert:
     transformer: Transformer | None = None
     t_el = fields.element("transformer")
     if t_el is not None:
-        tr = Reader(t_el, loc, ctx.nowhere)
+        tr = Reader(t_el, loc, shared)
         props, _ = _properties(t_el, loc)
         transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
     else:
