@@ -22,7 +22,7 @@ from .positions import Locator
 _LOCAL_NAMES: dict[str, str] = {}
 _MAX_NAMES = 4096
 _TAG = attrgetter("tag")
-_FEW = 10  # child nodes up to which ChildFields reads all of them at once
+_FEW = 10  # child nodes up to which ChildFields keeps their layout for the next element written alike
 
 
 def _local_name(tag: str) -> str:
@@ -135,14 +135,6 @@ def _layout(tags: tuple[object, ...]) -> _Layout:
     return layout
 
 
-def _nest_of(nodes: list[etree._Element]) -> int:
-    """The index of the first node with child nodes of its own (comments count), else ``_FLAT``."""
-    sizes = list(map(len, nodes))
-    if not any(sizes):
-        return _FLAT
-    return sizes.index(next(filter(None, sizes)))  # the first size that is not 0 is first found at its own index
-
-
 class ChildFields(Mapping[str, FieldValue]):
     """An element's child elements by local name, in document order: for each name the trimmed text
     and position of its first occurrence and how many there are.
@@ -159,18 +151,18 @@ class ChildFields(Mapping[str, FieldValue]):
         self._nowhere = shared
         self._found: dict[str, etree._Element | None] | None = None  # a Reader's descendants searched for
         self._values: dict[str, FieldValue] | None = None
-        if len(el) > _FEW:  # <core> and the like, often with comments among its children: the elements alone
-            nodes = list(el.iterchildren(etree.Element))
-            self._layout = _Layout(tuple(map(_TAG, nodes)))
-        else:  # every child node, comments and PIs too; laid out as the last element with these tags was
-            nodes = el[:]
-            tags = tuple(map(_TAG, nodes))
+        nodes = self._nodes = el[:]  # every child node, comments and PIs too
+        tags = tuple(map(_TAG, nodes))
+        if len(nodes) > _FEW:  # <core> and the like: a long list of children is seldom written twice
+            self._layout = _Layout(tags)
+        else:  # laid out as the last element with these tags was
             layout = _LAYOUTS.get(tags)
             self._layout = layout if layout is not None else _layout(tags)
-        self._nodes = nodes
-        # no node before this index has child nodes: a name first written before it (or at it) is
-        # written nowhere in an earlier subtree, so that child is the name's first descendant
-        self._nest = _nest_of(nodes)
+        # No node before ``_nest`` has child nodes: a name first written before it (or at it) is
+        # written nowhere in an earlier subtree, so that child is the name's first descendant.
+        sizes = list(map(len, nodes))
+        # (the first size that is not 0 is first found at its own index)
+        self._nest = sizes.index(next(filter(None, sizes))) if any(sizes) else _FLAT
 
     def element(self, name: str) -> etree._Element | None:
         """The first child element called ``name`` (any namespace), or None."""
