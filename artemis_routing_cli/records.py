@@ -12,6 +12,8 @@ instantiates. ``record`` lets the dataclass machinery do the bookkeeping (fields
   object, which is then the parameter's default and the factory is never called;
   a class with ``InitVar``, ``init=False`` or keyword-only fields gets dataclass's own, compiled
   at once;
+- ``cls._build(...)`` is ``cls(...)`` (for the same fields), for code that makes many objects: a
+  frozen record whose fields are all slots is made filled in one ``__class__`` assignment fewer;
 - frozenness is a shared ``__setattr__``/``__delattr__`` raising ``FrozenInstanceError`` as
   dataclass's do (and, with slots, the ``__getstate__``/``__setstate__`` pickling needs);
 - ``__eq__`` compares the ``compare`` fields of two objects of the same class (else
@@ -125,6 +127,7 @@ def _record(cls: type[T], frozen: bool, slots: bool) -> type[T]:
             made.__doc__ = made.__name__ + _text_signature(fields)
         if "__init__" not in own:
             methods["__init__"] = _first_init(made, fields, frozen)
+            made._build = _first_build(made, fields, frozen)
         if frozen:
             methods.update(_frozen_methods(made, fields, slots))
     for name, fn in methods.items():
@@ -159,16 +162,13 @@ def _first_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bo
     return __init__
 
 
-def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
-    """The ``__init__`` dataclass writes for these (positional-or-keyword) fields.
-
-    A frozen record whose fields are all slots is filled as an object of :func:`_open_twin`, a
-    subclass that lets assignments through: a plain assignment to a slot is far cheaper than a call
-    of the slot's setter (~100 instructions against ~600), so turning the object into the twin and
-    back (two ``__class__`` assignments) pays from three fields on. An object of a subclass is filled
-    slot by slot as before."""
+def _assignments(cls: Any, fields: tuple[dataclasses.Field[Any], ...],
+                 frozen: bool) -> tuple[dict[str, Any], list[str], list[str], list[str] | None]:
+    """The parts of a written ``__init__``: its globals, its parameters (after ``self``), the
+    statements that set the fields as dataclass's does, and (None unless every field is a slot of a
+    frozen record) the same as plain assignments, for an object of :func:`_open_twin`."""
     env: dict[str, Any] = {"_FACTORY": _FACTORY, "_setattr": object.__setattr__}
-    params, lines, plain = ["self"], [], []
+    params, lines, plain = [], [], []
     for n, f in enumerate(fields):
         value = f.name
         if f.default is not _MISSING:
@@ -190,19 +190,59 @@ def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: boo
             plain.append(f"self.{f.name} = {value}")
         else:
             lines.append(f"_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
-    post = ["self.__post_init__()"] if hasattr(cls, "__post_init__") else []
-    body = lines
-    if frozen and len(plain) == len(fields) >= 3:
+    open_fill = frozen and len(plain) == len(fields) >= 3
+    if hasattr(cls, "__post_init__"):
+        lines.append("self.__post_init__()")
+        plain.append("self.__post_init__()")
+    return env, params, lines, plain if open_fill else None
+
+
+def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
+    """The ``__init__`` dataclass writes for these (positional-or-keyword) fields.
+
+    A frozen record whose fields are all slots is filled as an object of :func:`_open_twin`, a
+    subclass that lets assignments through: a plain assignment to a slot is far cheaper than a call
+    of the slot's setter (~100 instructions against ~600), so turning the object into the twin and
+    back (two ``__class__`` assignments) pays from three fields on. An object of a subclass is filled
+    slot by slot as before."""
+    env, params, body, plain = _assignments(cls, fields, frozen)
+    if plain is not None:
         env.update(_rc_cls=cls, _rc_open=_open_twin(cls), _rc_type=type, _rc_swap=_SET_CLASS)
-        body = ["if _rc_type(self) is _rc_cls:", " _rc_swap(self, _rc_open)", *(" " + line for line in plain),
-                " _rc_swap(self, _rc_cls)", "else:", *(" " + line for line in lines)]
-    body = body + post
-    source = f"def __init__({', '.join(params)}):\n " + ("\n ".join(body) or "pass") + "\n"
+        post = plain[len(fields):]  # __post_init__, on the record itself
+        body = ["if _rc_type(self) is _rc_cls:", " _rc_swap(self, _rc_open)",
+                *(" " + line for line in plain[:len(fields)]), " _rc_swap(self, _rc_cls)",
+                *(" " + line for line in post), "else:", *(" " + line for line in body)]
+    source = f"def __init__({', '.join(['self', *params])}):\n " + ("\n ".join(body) or "pass") + "\n"
     exec(source, env)  # noqa: S102 - our own text over the class's field names
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
     return init
+
+
+def _first_build(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> staticmethod[..., Any]:
+    """``cls._build``: on its first call, puts the real one (:func:`_make_build`) in its place."""
+    def _build(*args: Any, **kwargs: Any) -> Any:
+        build = _make_build(cls, fields, frozen)
+        type.__setattr__(cls, "_build", staticmethod(build))
+        return build(*args, **kwargs)
+    return staticmethod(_build)
+
+
+def _make_build(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., Any]:
+    """``cls._build(...)`` is ``cls(...)``; for a frozen record whose fields are all slots, the object
+    is made as one of :func:`_open_twin`, filled, then turned into ``cls`` (one ``__class__``
+    assignment where ``cls(...)`` needs two)."""
+    env, params, _, plain = _assignments(cls, fields, frozen)
+    if plain is None:
+        return cls  # type: ignore[no-any-return]
+    env.update(_rc_cls=cls, _rc_open=_open_twin(cls), _rc_new=object.__new__, _rc_swap=_SET_CLASS)
+    post = plain[len(fields):]
+    body = ["self = _rc_new(_rc_open)", *plain[:len(fields)], "_rc_swap(self, _rc_cls)", *post, "return self"]
+    exec(f"def _build({', '.join(params)}):\n " + "\n ".join(body) + "\n", env)  # noqa: S102 - as _make_init
+    build: Callable[..., Any] = env["_build"]
+    build.__qualname__ = f"{cls.__qualname__}._build"
+    return build
 
 
 _SET_CLASS = object.__dict__["__class__"].__set__  # obj.__class__ = other, past a frozen __setattr__
@@ -218,10 +258,13 @@ def _own_slot(cls: type, name: str) -> object:
 
 def _open_twin(cls: type) -> type:
     """A subclass of ``cls`` with its layout (no slot of its own) and plain attribute assignment:
-    an object of ``cls`` can become one (``__class__``) to be filled, then ``cls`` again."""
-    twin = type(cls.__name__, (cls,), {"__slots__": (), "__setattr__": object.__setattr__,
-                                       "__delattr__": object.__delattr__, "__module__": cls.__module__,
-                                       "__qualname__": f"{cls.__qualname__}.<open>"})
+    an object of ``cls`` can become one (``__class__``) to be filled, then ``cls`` again. One per class."""
+    twin = cls.__dict__.get("__record_open__")
+    if twin is None:
+        twin = type(cls.__name__, (cls,), {"__slots__": (), "__setattr__": object.__setattr__,
+                                           "__delattr__": object.__delattr__, "__module__": cls.__module__,
+                                           "__qualname__": f"{cls.__qualname__}.<open>"})
+        type.__setattr__(cls, "__record_open__", twin)
     return twin
 
 

@@ -162,7 +162,7 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         if found is None:
             continue
         name, url = found
-        connector = Connector(name or "", url, loc.locate(el), transport_params(url, mask_password, codec))
+        connector = Connector._build(name or "", url, loc.locate(el), transport_params(url, mask_password, codec))
         connectors_list.append(connector)
         if name is not None:
             connectors.setdefault(name, connector)  # the broker keeps the first and logs the rest
@@ -172,7 +172,8 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         found = transport(el, "acceptor", ctx.cdata)
         if found is not None:
             url = found[1]
-            acceptors.append(Acceptor(found[0] or "", url, loc.locate(el), transport_params(url, mask_password, codec)))
+            acceptors.append(Acceptor._build(found[0] or "", url, loc.locate(el),
+                                             transport_params(url, mask_password, codec)))
 
     discovery_list = [_discovery_group(el, ctx) for el in descendants(core, "discovery-group")]
     discovery: dict[str, DiscoveryGroup] = {}
@@ -346,7 +347,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
             lb = "STRICT" if r.boolean("forward-when-no-consumers", False) else "ON_DEMAND"
         multiplier = found.get("retry-interval-multiplier")
         factor = multiplier if isinstance(multiplier, float) else 1.0
-        yield ClusterConnection(
+        yield ClusterConnection._build(
             name=name,
             pos=loc.locate(el),
             connector_ref=connector_ref,
@@ -404,10 +405,10 @@ def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Connec
         if kind == "policy":
             if len(child):
                 props, where = _properties(child, loc)
-                policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
-                                       MappingProxyType(where)))
+                policies.append(Policy._build(child.get("name") or "", loc.locate(child), MappingProxyType(props),
+                                              MappingProxyType(where)))
             else:  # no <property>: the model's shared empty mappings
-                policies.append(Policy(child.get("name") or "", loc.locate(child), EMPTY, EMPTY))
+                policies.append(Policy._build(child.get("name") or "", loc.locate(child), EMPTY, EMPTY))
         elif kind == "pool":
             pools.append(_pool(child, ctx, section, shared))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
@@ -415,7 +416,7 @@ def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Connec
             found = ctx.judge(cr, values.CACHE, section)
             cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr)
     key_type, key_filter, local_target_filter = r.strings(_ROUTER_READ)
-    return ConnectionRouter(
+    return ConnectionRouter._build(
         name,
         loc.locate(el),
         "SOURCE_IP" if key_type is None else key_type,  # an empty <key-type/> stays empty
@@ -456,7 +457,7 @@ def _pool(el: etree._Element, ctx: _Context, section: str, shared: Nowhere | Non
                 empty.append(value is None)
             static, static_pos, static_empty = tuple(names), tuple(places), tuple(empty)
     username, password, local_target, cluster = r.strings(_POOL_READ)
-    return Pool(
+    return Pool._build(
         loc.locate(el),
         username,
         password,
@@ -503,7 +504,7 @@ def _divert(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Divert
         class_name = r.string("transformer-class-name")
         if class_name:
             transformer = Transformer(class_name)
-    return Divert(
+    return Divert._build(
         name,
         loc.locate(el),
         address,
