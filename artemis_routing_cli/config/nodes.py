@@ -169,6 +169,15 @@ class ChildFields(Mapping[str, FieldValue]):
         i = self._layout.first.get(name)
         return None if i is None else self._nodes[i]
 
+    def elements(self, names: tuple[str, ...]) -> list[etree._Element | None]:
+        """``[self.element(name) for name in names]`` in one call."""
+        first, nodes = self._layout.first, self._nodes
+        out: list[etree._Element | None] = []
+        for name in names:
+            i = first.get(name)
+            out.append(None if i is None else nodes[i])
+        return out
+
     def children(self) -> Iterable[tuple[str, etree._Element]]:
         """Every child element with its local name, in document order (repeated names included)."""
         layout = self._layout

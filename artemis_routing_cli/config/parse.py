@@ -60,6 +60,9 @@ from .positions import Locator, Pos
 from .urls import UrlError, parse_transport_url
 
 _Reader = Reader  # the name the tests knew
+# A lazy position made in place: ``pos = _new(Pos); pos._lazy = (loc, el)`` is ``loc.locate(el)``
+# without the call (the sections read tens of thousands).
+_new = object.__new__
 
 
 class _Context:
@@ -172,8 +175,9 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         found = transport(el, "acceptor", ctx.cdata)
         if found is not None:
             url = found[1]
-            acceptors.append(Acceptor._build(found[0] or "", url, loc.locate(el),
-                                             transport_params(url, mask_password, codec)))
+            pos = _new(Pos)  # loc.locate(el), made in place (a call less: thousands of them)
+            pos._lazy = (loc, el)
+            acceptors.append(Acceptor._build(found[0] or "", url, pos, transport_params(url, mask_password, codec)))
 
     discovery_list = [_discovery_group(el, ctx) for el in descendants(core, "discovery-group")]
     discovery: dict[str, DiscoveryGroup] = {}
@@ -408,7 +412,9 @@ def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Connec
                 policies.append(Policy._build(child.get("name") or "", loc.locate(child), MappingProxyType(props),
                                               MappingProxyType(where)))
             else:  # no <property>: the model's shared empty mappings
-                policies.append(Policy._build(child.get("name") or "", loc.locate(child), EMPTY, EMPTY))
+                at = _new(Pos)  # loc.locate(child), made in place
+                at._lazy = (loc, child)
+                policies.append(Policy._build(child.get("name") or "", at, EMPTY, EMPTY))
         elif kind == "pool":
             pools.append(_pool(child, ctx, section, shared))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
@@ -416,9 +422,11 @@ def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Connec
             found = ctx.judge(cr, values.CACHE, section)
             cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr)
     key_type, key_filter, local_target_filter = r.strings(_ROUTER_READ)
+    pos = _new(Pos)  # loc.locate(el), made in place
+    pos._lazy = (loc, el)
     return ConnectionRouter._build(
         name,
-        loc.locate(el),
+        pos,
         "SOURCE_IP" if key_type is None else key_type,  # an empty <key-type/> stays empty
         key_filter,
         local_target_filter,
@@ -453,12 +461,16 @@ def _pool(el: etree._Element, ctx: _Context, section: str, shared: Nowhere | Non
                 if not value or cdata:
                     value = first_child_value(ref, cdata)
                 names.append(value or "")
-                places.append(loc.locate(ref))
+                at = _new(Pos)  # loc.locate(ref), made in place
+                at._lazy = (loc, ref)
+                places.append(at)
                 empty.append(value is None)
             static, static_pos, static_empty = tuple(names), tuple(places), tuple(empty)
     username, password, local_target, cluster = r.strings(_POOL_READ)
+    pos = _new(Pos)  # loc.locate(el), made in place
+    pos._lazy = (loc, el)
     return Pool._build(
-        loc.locate(el),
+        pos,
         username,
         password,
         _number(found, "check-period", DEFAULT_CHECK_PERIOD),
@@ -479,7 +491,8 @@ _CLUSTER_CONNECTOR = (values.CLUSTER_CONNECTOR,)
 _CLUSTER_LOAD_BALANCING = (values.CLUSTER_LOAD_BALANCING,)
 
 
-_DIVERT_READ = ("address", "forwarding-address", "routing-type", "exclusive", "routing-name")
+_DIVERT_READ = ("address", "forwarding-address", "routing-type", "exclusive", "routing-name", "transformer-class-name")
+_DIVERT_CHILDREN = ("filter", "transformer")
 _ROUTING_TYPES = values.DIVERT[2].choices
 
 
@@ -488,30 +501,29 @@ def _divert(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Divert
     r = Reader(el, loc, shared)
     fields = r  # (a reader is its own child fields)
     name = el.get("name") or ""
-    address, forwarding, routing_type, exclusive, routing_name = r.strings(_DIVERT_READ)
+    address, forwarding, routing_type, exclusive, routing_name, class_name = r.strings(_DIVERT_READ)
     # values.DIVERT's rows are texts: the values are what is written; the broker refuses an empty
     # address or forwarding-address and a routing-type it does not know
     if not address or not forwarding or routing_type is not None and routing_type not in _ROUTING_TYPES:
         ctx.judge(r, values.DIVERT, f"divert {name}")
-    filter_el = fields.element("filter")
+    filter_el, t_el = fields.elements(_DIVERT_CHILDREN)
     transformer: Transformer | None = None
-    t_el = fields.element("transformer")
     if t_el is not None:
         tr = Reader(t_el, loc, shared)
         props, _ = _properties(t_el, loc)
         transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
-    else:
-        class_name = r.string("transformer-class-name")
-        if class_name:
-            transformer = Transformer(class_name)
+    elif class_name:
+        transformer = Transformer(class_name)
+    pos = _new(Pos)  # loc.locate(el), made in place
+    pos._lazy = (loc, el)
     return Divert._build(
         name,
-        loc.locate(el),
+        pos,
         address,
         forwarding,
         False if exclusive is None else exclusive == "true" or exclusive != "false" and java_bool(exclusive),
         filter_el.get("string") if filter_el is not None else None,
-        loc.locate(filter_el) if filter_el is not None else None,
+        None if filter_el is None else loc.locate(filter_el),
         routing_name,
         "STRIP" if routing_type is None else routing_type,
         transformer,
