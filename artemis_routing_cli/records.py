@@ -206,12 +206,13 @@ def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: boo
     back (two ``__class__`` assignments) pays from three fields on. An object of a subclass is filled
     slot by slot as before."""
     env, params, body, plain = _assignments(cls, fields, frozen)
-    if plain is not None:
-        env.update(_rc_cls=cls, _rc_open=_open_twin(cls), _rc_type=type, _rc_swap=_SET_CLASS)
+    if plain is not None:  # (one body: a subclass's object goes to _fill_slowly, which the text need not hold)
+        names = [f.name for f in fields]
+        env.update(_rc_cls=cls, _rc_open=_open_twin(cls), _rc_type=type, _rc_swap=_SET_CLASS,
+                   _rc_slowly=_fill_slowly(cls, fields))
         post = plain[len(fields):]  # __post_init__, on the record itself
-        body = ["if _rc_type(self) is _rc_cls:", " _rc_swap(self, _rc_open)",
-                *(" " + line for line in plain[:len(fields)]), " _rc_swap(self, _rc_cls)",
-                *(" " + line for line in post), "else:", *(" " + line for line in body)]
+        body = [f"if _rc_type(self) is not _rc_cls: return _rc_slowly(self, {', '.join(names)})",
+                "_rc_swap(self, _rc_open)", *plain[:len(fields)], "_rc_swap(self, _rc_cls)", *post]
     source = f"def __init__({', '.join(['self', *params])}):\n " + ("\n ".join(body) or "pass") + "\n"
     exec(source, env)  # noqa: S102 - our own text over the class's field names
     init: Callable[..., None] = env["__init__"]
@@ -243,6 +244,23 @@ def _make_build(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bo
     build: Callable[..., Any] = env["_build"]
     build.__qualname__ = f"{cls.__qualname__}._build"
     return build
+
+
+def _fill_slowly(cls: Any, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
+    """How a written ``__init__`` fills an object of a subclass (not turned into the open twin):
+    field by field through ``object.__setattr__``, default factories called, then ``__post_init__``."""
+    factories = [f.default_factory if f.default_factory is not _MISSING
+                 and getattr(f.default_factory, "__record_constant__", _MISSING) is _MISSING else None
+                 for f in fields]
+    names = [f.name for f in fields]
+    post = hasattr(cls, "__post_init__")
+
+    def fill(self: Any, *values: Any) -> None:
+        for name, value, factory in zip(names, values, factories, strict=True):
+            object.__setattr__(self, name, factory() if factory is not None and value is _FACTORY else value)
+        if post:
+            self.__post_init__()
+    return fill
 
 
 _SET_CLASS = object.__dict__["__class__"].__set__  # obj.__class__ = other, past a frozen __setattr__
