@@ -24,8 +24,15 @@ from .transport_keys import BROKER_PROTOCOLS
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+def _empty_mapping() -> Any:
+    return EMPTY
+
+
+_empty_mapping.__record_constant__ = EMPTY  # type: ignore[attr-defined]  (records: the default itself, uncalled)
+
+
 def _empty() -> Any:
-    return field(default_factory=lambda: EMPTY)
+    return field(default_factory=_empty_mapping)
 
 KEY_TYPES = ("CLIENT_ID", "SNI_HOST", "SOURCE_IP", "USER_NAME", "ROLE_NAME")
 POLICY_NAMES = (

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from itertools import islice
 from operator import attrgetter
 
 from lxml import etree
@@ -23,7 +22,7 @@ from .positions import Locator
 _LOCAL_NAMES: dict[str, str] = {}
 _MAX_NAMES = 4096
 _TAG = attrgetter("tag")
-_FEW = 10  # child nodes up to which ChildFields reads all of them at once
+_FEW = 10  # child nodes up to which ChildFields keeps their layout for the next element written alike
 
 
 def _local_name(tag: str) -> str:
@@ -90,6 +89,52 @@ def java_double(text: str) -> float | None:
     return java_parse_double(text)
 
 
+class _Layout:
+    """What a sequence of child nodes' tags says, worked out once per sequence: each node's local
+    name (None: a comment, processing instruction or entity reference), the index of each name's
+    first element, how many elements have each name."""
+
+    __slots__ = ("names", "first", "counts", "repeated", "plain")
+
+    def __init__(self, tags: tuple[object, ...]) -> None:
+        names: list[str | None] = []
+        first: dict[str, int] = {}
+        counts: dict[str, int] = {}
+        for i, tag in enumerate(tags):
+            if not isinstance(tag, str):
+                names.append(None)
+                continue
+            name = _LOCAL_NAMES.get(tag)
+            if name is None:
+                name = _local_name(tag)
+            names.append(name)
+            if name in counts:
+                counts[name] += 1
+            else:
+                first[name] = i
+                counts[name] = 1
+        self.names = tuple(names)
+        self.first = first
+        self.counts = counts
+        self.repeated = len(first) != len(names) - names.count(None)
+        self.plain = None not in names  # every node an element
+
+
+# child tags -> their layout: elements written alike share one (a large file has a handful of shapes)
+_LAYOUTS: dict[tuple[object, ...], _Layout] = {}
+_MAX_LAYOUTS = 512
+_FLAT = 1 << 62  # ``_nest`` of an element whose children have no child nodes
+
+
+def _layout(tags: tuple[object, ...]) -> _Layout:
+    layout = _LAYOUTS.get(tags)
+    if layout is None:
+        if len(_LAYOUTS) >= _MAX_LAYOUTS:
+            _LAYOUTS.clear()
+        layout = _LAYOUTS[tags] = _Layout(tags)
+    return layout
+
+
 class ChildFields(Mapping[str, FieldValue]):
     """An element's child elements by local name, in document order: for each name the trimmed text
     and position of its first occurrence and how many there are.
@@ -97,147 +142,99 @@ class ChildFields(Mapping[str, FieldValue]):
     Text and position are read when a name is first looked up: most are never asked for.
     """
 
-    __slots__ = ("_first", "_count", "_el", "_values", "_locator", "_nested", "_repeated", "_direct")
+    __slots__ = ("_el", "_locator", "_nodes", "_layout", "_nest", "_values", "_found", "_nowhere")
 
-    def __init__(self, el: etree._Element, locator: Locator) -> None:
-        if len(el) > _FEW:  # <core> and the like, often with comments among its children: element by element
-            self._read_each(el)
-            self._count: dict[str, int] | None = None
-            self._el = el
-            self._values: dict[str, FieldValue] = {}
-            self._locator = locator
-            return
-        children = el[:]  # every child node, comments and PIs too
-        names = list(map(_LOCAL_NAMES.get, map(_TAG, children)))  # None: not an element, or a new name
-        first = dict(zip(names, children))  # noqa: B905 (as long by construction; no keyword to parse)
-        if len(first) != len(names) or None in first:
-            # a comment or PI, a name met for the first time, or a name written twice: one child at a time
-            self._read_slowly(children, names)
-        else:  # the common case, worked out in C: each child an element with a name of its own
-            self._first = first
-            self._repeated = False
-            if any(map(len, children)):
-                self._nested = True
-                # names whose first child comes no later than the first child with children of its own:
-                # no earlier subtree can hold a descendant of that name, so that child is the first one
-                self._direct = next(i for i, child in enumerate(children, 1) if len(child))
-            else:
-                self._nested = False
-                self._direct = len(first)
-        self._count = None  # counted when some name repeats and is asked for
+    def __init__(self, el: etree._Element, locator: Locator, shared: Nowhere | None = None) -> None:
+        """``shared`` (for a :class:`Reader`): :func:`nowhere` of ``el`` or of an element it lies below."""
         self._el = el
-        self._values = {}
         self._locator = locator
-
-    def _read_each(self, el: etree._Element) -> None:
-        """``_first``, ``_repeated``, ``_nested`` and ``_direct``, walking the child elements one by one."""
-        first: dict[str, etree._Element] = {}
-        nested = False
-        children = direct = 0
-        names = _LOCAL_NAMES
-        for child in el.iterchildren(etree.Element):
-            children += 1
-            tag = child.tag
-            name = names.get(tag)
-            if name is None:
-                name = _local_name(tag)
-            if name not in first:
-                first[name] = child
-            if not nested and len(child):
-                nested = True
-                direct = len(first)
-        self._first = first
-        self._direct = direct if nested else len(first)
-        self._repeated = children != len(first)
-        self._nested = nested
-
-    def _read_slowly(self, children: list[etree._Element], names: list[str | None]) -> None:
-        """``_first``, ``_repeated``, ``_nested`` and ``_direct`` for any child nodes (``names``: each
-        one's local name where already known)."""
-        first: dict[str, etree._Element] = {}
-        nested = False
-        elements = direct = 0
-        for name, child in zip(names, children):  # noqa: B905 (as long by construction)
-            if name is None:
-                tag = child.tag
-                if not isinstance(tag, str):
-                    continue  # a comment, processing instruction or entity reference
-                name = _local_name(tag)
-            elements += 1
-            if name not in first:
-                first[name] = child
-            if not nested and len(child):
-                nested = True
-                direct = len(first)
-        self._first = first
-        self._direct = direct if nested else len(first)
-        self._repeated = elements != len(first)
-        self._nested = nested  # whether some child has children (comments count) of its own
-
-    def _counts(self) -> dict[str, int]:
-        count = self._count
-        if count is None:
-            count = dict.fromkeys(self._first, 0)
-            if self._repeated:
-                names = _LOCAL_NAMES
-                for child in self._el.iterchildren(etree.Element):
-                    tag = child.tag
-                    name = names.get(tag)
-                    count[name if name is not None else _local_name(tag)] += 1
-            else:
-                count = dict.fromkeys(self._first, 1)
-            self._count = count
-        return count
+        self._nowhere = shared
+        self._found: dict[str, etree._Element | None] | None = None  # a Reader's descendants searched for
+        self._values: dict[str, FieldValue] | None = None
+        nodes = self._nodes = el[:]  # every child node, comments and PIs too
+        tags = tuple(map(_TAG, nodes))
+        if len(nodes) > _FEW:  # <core> and the like: a long list of children is seldom written twice
+            self._layout = _Layout(tags)
+        else:  # laid out as the last element with these tags was
+            layout = _LAYOUTS.get(tags)
+            self._layout = layout if layout is not None else _layout(tags)
+        # No node before ``_nest`` has child nodes: a name first written before it (or at it) is
+        # written nowhere in an earlier subtree, so that child is the name's first descendant.
+        sizes = list(map(len, nodes))
+        # (the first size that is not 0 is first found at its own index)
+        self._nest = sizes.index(next(filter(None, sizes))) if any(sizes) else _FLAT
 
     def element(self, name: str) -> etree._Element | None:
         """The first child element called ``name`` (any namespace), or None."""
-        return self._first.get(name)
+        i = self._layout.first.get(name)
+        return None if i is None else self._nodes[i]
+
+    def elements(self, names: tuple[str, ...]) -> list[etree._Element | None]:
+        """``[self.element(name) for name in names]`` in one call."""
+        first, nodes = self._layout.first, self._nodes
+        out: list[etree._Element | None] = []
+        for name in names:
+            i = first.get(name)
+            out.append(None if i is None else nodes[i])
+        return out
 
     def children(self) -> Iterable[tuple[str, etree._Element]]:
         """Every child element with its local name, in document order (repeated names included)."""
-        if not self._repeated:
-            return self._first.items()
-        return [(local(child), child) for child in self._el.iterchildren(etree.Element)]
+        layout = self._layout
+        if layout.plain:
+            return zip(layout.names, self._nodes)  # noqa: B905 (as long by construction)
+        return [(name, node) for name, node in zip(layout.names, self._nodes) if name is not None]  # noqa: B905
 
     def count(self, name: str) -> int:
         """How many child elements are called ``name`` (0 when none)."""
-        if name not in self._first:
-            return 0
-        return self._counts()[name] if self._repeated else 1
+        return self._layout.counts.get(name, 0)
 
     @property
     def repeated(self) -> bool:
         """Whether some name occurs more than once among the child elements."""
-        return self._repeated
+        return self._layout.repeated
+
+    def _text_at(self, i: int) -> str:
+        node = self._nodes[i]
+        if i < self._nest:  # a node without child nodes
+            text = node.text
+            return text.strip(JAVA_TRIMMED) if text else ""
+        return _element_text(node).strip(JAVA_TRIMMED)
 
     def __getitem__(self, name: str) -> FieldValue:
-        value = self._values.get(name)
-        if value is None:  # the same value whoever reads it first
-            child = self._first[name]
-            value = FieldValue(_element_text(child).strip(JAVA_TRIMMED), self._locator.locate(child),
-                               self._counts()[name] if self._repeated else 1)
-            self._values[name] = value
+        values = self._values
+        if values is None:
+            values = self._values = {}
+        else:
+            value = values.get(name)
+            if value is not None:  # the same value whoever reads it first
+                return value
+        layout = self._layout
+        i = layout.first[name]
+        value = values[name] = FieldValue(self._text_at(i), self._locator.locate(self._nodes[i]), layout.counts[name])
         return value
 
     def text(self, name: str) -> str | None:
         """``self[name].text`` (None when there is no such child), without working out its position."""
-        value = self._values.get(name)
-        if value is not None:
-            return value.text
-        child = self._first.get(name)
-        return None if child is None else _element_text(child).strip(JAVA_TRIMMED)
+        values = self._values
+        if values is not None:
+            value = values.get(name)
+            if value is not None:
+                return value.text
+        i = self._layout.first.get(name)
+        return None if i is None else self._text_at(i)
 
     def get(self, name: str, default: FieldValue | None = None) -> FieldValue | None:  # type: ignore[override]
-        return self[name] if name in self._first else default
+        return self[name] if name in self._layout.first else default
 
     def __contains__(self, name: object) -> bool:
-        return name in self._first
+        return name in self._layout.first
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._first)
+        return iter(self._layout.first)
 
     def __len__(self) -> int:
-        return len(self._first)
+        return len(self._layout.first)
 
     def __repr__(self) -> str:
         return f"ChildFields({dict(self)!r})"
@@ -254,47 +251,51 @@ _ASKED = 32
 _MAX_NOWHERE = 1024  # names remembered; the readers ask for the broker's few dozen, bounded all the same
 
 
+_NO_NAMES: dict[str, int | bool] = {}
+
+
 def nowhere(root: etree._Element) -> Nowhere:
     """What the readers of elements below ``root`` share to learn the names written nowhere below it."""
     return root, {}
 
 
-class Reader:
+class Reader(ChildFields):
     """Reads one element's settings as the broker does (getElementsByTagName(..).item(0), trimmed
-    with String.trim), remembering where each came from."""
+    with String.trim), remembering where each came from. It is its own :attr:`fields` (the model
+    keeps it as the element's child fields): one object per element read."""
 
-    __slots__ = ("el", "locator", "fields", "_first", "_nested", "_nowhere")
+    __slots__ = ()
 
-    def __init__(self, el: etree._Element, locator: Locator, shared: Nowhere | None = None) -> None:
-        """``shared``: :func:`nowhere` of ``el`` or of an element it lies below."""
-        self.el = el
-        self.locator = locator
-        self._nowhere = shared
-        fields = self.fields = ChildFields(el, locator)
-        # Without grandchildren the descendants are the children: their first occurrences are known.
-        # Otherwise each name asked for is looked up once, below, and remembered.
-        if fields._nested:
-            self._nested = True
-            direct = fields._direct
-            self._first: dict[str, etree._Element | None] = (  # type: ignore[assignment]
-                dict(islice(fields._first.items(), direct)) if direct else {})
-        else:
-            self._nested = False
-            self._first = fields._first  # type: ignore[assignment]  (read only: nothing is added to it)
+    @property
+    def el(self) -> etree._Element:
+        return self._el
+
+    @property
+    def locator(self) -> Locator:
+        return self._locator
+
+    @property
+    def fields(self) -> ChildFields:
+        return self
 
     def element(self, name: str) -> etree._Element | None:
         """The first descendant called ``name`` (getElementsByTagName(name).item(0)), or None."""
-        first = self._first
-        if name in first:
-            return first[name]
-        if not self._nested:
+        i = self._layout.first.get(name)
+        if i is not None and i <= self._nest:
+            return self._nodes[i]
+        if self._nest == _FLAT:
             return None
+        found = self._found
+        if found is None:
+            found = self._found = {}
+        elif name in found:
+            return found[name]
         shared = self._nowhere
         if shared is not None:  # (inlined: a reader's misses are many in a large file)
             root, known = shared
             seen = known.get(name, 0)
             if seen is True:
-                first[name] = None
+                found[name] = None
                 return None
             if seen is not False:
                 if not seen and len(known) >= _MAX_NOWHERE:
@@ -303,28 +304,46 @@ class Reader:
                     known[name] = seen + 1
                 elif next(root.iterdescendants("{*}" + name), None) is None:
                     known[name] = True
-                    first[name] = None
+                    found[name] = None
                     return None
                 else:
                     known[name] = False
         # lxml walks the subtree in C for this one name: no Python object per descendant
-        found = next(self.el.iterdescendants("{*}" + name), None)
-        first[name] = found
-        return found
+        result = found[name] = next(self._el.iterdescendants("{*}" + name), None)
+        return result
 
     def string(self, name: str, default: str | None = None) -> str | None:
         """The trimmed text of the first descendant called ``name`` (getElementsByTagName), or ``default``."""
-        found = self._first.get(name)  # (inlined: read very often)
+        i = self._layout.first.get(name)  # (inlined: read very often)
+        nest = self._nest
+        if i is not None and i < nest:  # a child without child nodes, no subtree before it
+            text = self._nodes[i].text
+            return text.strip(JAVA_TRIMMED) if text else ""
+        if nest == _FLAT:
+            return default
+        found = self.element(name)
         if found is None:
-            if not self._nested or name in self._first:
-                return default
-            found = self.element(name)
-            if found is None:
-                return default
+            return default
         if not len(found):  # the common case: a leaf
             text = found.text
             return text.strip(JAVA_TRIMMED) if text else ""
         return text_content(found).strip(JAVA_TRIMMED)
+
+    def strings(self, names: tuple[str, ...]) -> list[str | None]:
+        """``[self.string(name) for name in names]`` in one call."""
+        first, nodes, nest = self._layout.first, self._nodes, self._nest
+        known = self._nowhere[1] if self._nowhere is not None else _NO_NAMES
+        out: list[str | None] = []
+        for name in names:
+            i = first.get(name)
+            if i is not None and i < nest:
+                text = nodes[i].text
+                out.append(text.strip(JAVA_TRIMMED) if text else "")
+            elif nest == _FLAT or known.get(name) is True:  # no such child; or no such name below the root
+                out.append(None)
+            else:
+                out.append(self.string(name))
+        return out
 
     def boolean(self, name: str, default: bool) -> bool:
         value = self.string(name)

@@ -25,6 +25,7 @@ from .model import (
     DEFAULT_PASSWORD_CODEC,
     DEFAULT_QUORUM_SIZE,
     DEFAULT_QUORUM_TIMEOUT,
+    EMPTY,
     Acceptor,
     BroadcastGroup,
     BrokerConfig,
@@ -44,6 +45,7 @@ from .model import (
 )
 from .nodes import (  # noqa: F401  (re-exported: the rules read elements with these)
     ChildFields,
+    Nowhere,
     Reader,
     child_elements,
     descendants,
@@ -58,42 +60,79 @@ from .positions import Locator, Pos
 from .urls import UrlError, parse_transport_url
 
 _Reader = Reader  # the name the tests knew
+# A lazy position made in place: ``pos = _new(Pos); pos._lazy = (loc, el)`` is ``loc.locate(el)``
+# without the call (the sections read tens of thousands).
+_new = object.__new__
 
 
 class _Context:
     """What every section reader needs: positions, whether CDATA complicates text, the problems found."""
 
-    __slots__ = ("loc", "cdata", "problems", "nowhere")
+    __slots__ = ("loc", "cdata", "problems", "nowhere", "_sections")
 
     def __init__(self, loc: Locator, cdata: bool, core: etree._Element | None = None) -> None:
         self.loc = loc
         self.cdata = cdata
         # names written nowhere in <core>: no reader below it searches its subtree for them
         self.nowhere = nowhere(core) if core is not None else None
+        self._sections: dict[etree._Element, Nowhere] = {}
         self.problems: list[ValueProblem] = []
+
+    def below(self, parent: etree._Element | None) -> Nowhere | None:
+        """What readers of the elements below ``parent`` (<connection-routers>, <diverts>...) share
+        to learn the names written nowhere below it: a name a section's readers ask for may be
+        written elsewhere in <core> (<check-period> in pools, asked of cluster connections too)."""
+        if parent is None:
+            return self.nowhere
+        shared = self._sections.get(parent)
+        if shared is None:
+            if len(self._sections) >= _MAX_SECTIONS:  # sections spread over many parents: <core>'s alone
+                return self.nowhere
+            shared = self._sections[parent] = nowhere(parent)
+        return shared
 
     def judge(self, r: Reader, rows: tuple[values.Row, ...], section: str,
               record: bool = True) -> dict[str, values.Number | str | None]:
         """Read each row's element like the broker: its value (None: unreadable) by name; a value
         the broker rejects becomes a problem (when ``record``: the broker reads the element at all)."""
         out: dict[str, values.Number | str | None] = {}
-        string = r.string
-        for row in rows:
-            name = row.element
-            text = string(name)
+        for row, text in zip(rows, r.strings(_row_names(rows))):  # noqa: B905 (as long by construction)
             if text is None:
                 continue
             parse = row.parse
             if parse == "nonempty" and text or parse == "choice" and text in row.choices:
-                out[name] = text  # the everyday case: a value the broker takes as it is
+                out[row.element] = text  # the everyday case: a value the broker takes as it is
                 continue
+            if (parse == "int" or parse == "long") and len(text) < 10 and text.isdigit() and text.isascii():
+                number = int(text)  # within both ranges: values.judge reads it so too
+                check = row.check
+                if check is None or check.test(number):
+                    out[row.element] = number
+                    continue
             value, problem = values.judge(row, text)
-            out[name] = value
+            out[row.element] = value
             if problem is not None and record and values.schema_accepts(row, text):
                 where = r.element(row.element)
                 pos = self.loc.locate(where) if where is not None else self.loc.locate(r.el)
                 self.problems.append(ValueProblem(section, row.element, pos, problem))
         return out
+
+
+_MAX_SECTIONS = 64
+
+# a table's element names, by the table (the tables are module constants: a few entries)
+_ROW_NAMES: dict[int, tuple[tuple[values.Row, ...], tuple[str, ...]]] = {}
+
+
+def _row_names(rows: tuple[values.Row, ...]) -> tuple[str, ...]:
+    known = _ROW_NAMES.get(id(rows))
+    if known is not None and known[0] is rows:
+        return known[1]
+    names = tuple(row.element for row in rows)
+    if len(_ROW_NAMES) >= 64:
+        _ROW_NAMES.clear()
+    _ROW_NAMES[id(rows)] = (rows, names)
+    return names
 
 
 def _text(found: dict[str, values.Number | str | None], name: str, default: str | None = None) -> str | None:
@@ -113,7 +152,7 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     ctx = _Context(loc, doc.has_cdata, core)
     name_el = next(child_elements(core, "name"), None)
     reader = Reader(core, loc, ctx.nowhere)
-    mask = reader.fields.get("mask-password")
+    mask = reader.get("mask-password")
     mask_password = java_bool(mask.text) if mask else None
     codec = reader.string("password-codec", DEFAULT_PASSWORD_CODEC)
     connectors_list: list[Connector] = []
@@ -126,7 +165,7 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         if found is None:
             continue
         name, url = found
-        connector = Connector(name or "", url, loc.locate(el), transport_params(url, mask_password, codec))
+        connector = Connector._build(name or "", url, loc.locate(el), transport_params(url, mask_password, codec))
         connectors_list.append(connector)
         if name is not None:
             connectors.setdefault(name, connector)  # the broker keeps the first and logs the rest
@@ -136,7 +175,9 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         found = transport(el, "acceptor", ctx.cdata)
         if found is not None:
             url = found[1]
-            acceptors.append(Acceptor(found[0] or "", url, loc.locate(el), transport_params(url, mask_password, codec)))
+            pos = _new(Pos)  # loc.locate(el), made in place (a call less: thousands of them)
+            pos._lazy = (loc, el)
+            acceptors.append(Acceptor._build(found[0] or "", url, pos, transport_params(url, mask_password, codec)))
 
     discovery_list = [_discovery_group(el, ctx) for el in descendants(core, "discovery-group")]
     discovery: dict[str, DiscoveryGroup] = {}
@@ -146,20 +187,21 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     # read in the broker's order (the problems found come out in it)
     broadcast_groups = tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group"))
     cluster_connections = tuple(_cluster_connections(core, ctx, connectors))
-    connection_routers = tuple(_router(el, ctx) for el in descendants(core, "connection-router"))
+    connection_routers = tuple(_router(el, ctx, ctx.below(el.getparent()))
+                               for el in descendants(core, "connection-router"))
     # each divert's parent, whether it is a <diverts>: held, so lxml hands back this very proxy for the
     # next divert of the same parent (it keeps one proxy per node while it is referenced)
-    parents: dict[etree._Element, bool] = {}
+    parents: dict[etree._Element, tuple[bool, Nowhere | None]] = {}  # whether a <diverts>, what its readers share
     diverts: list[Divert] = []
     for el in descendants(core, "divert"):
         parent = el.getparent()
-        inside = parents.get(parent)
-        if inside is None:
-            inside = parents[parent] = local(parent) == "diverts"
-        if inside:
-            diverts.append(_divert(el, ctx))
-    cluster_user = reader.fields.get("cluster-user")
-    cluster_password = reader.fields.get("cluster-password")
+        seen = parents.get(parent)
+        if seen is None:
+            seen = parents[parent] = (local(parent) == "diverts", ctx.below(parent))
+        if seen[0]:
+            diverts.append(_divert(el, ctx, seen[1]))
+    cluster_user = reader.get("cluster-user")
+    cluster_password = reader.get("cluster-password")
 
     return BrokerConfig(
         path=doc.path,
@@ -237,7 +279,7 @@ def _broadcast_group(el: etree._Element, ctx: _Context) -> BroadcastGroup:
         broadcast_period=_number(found, "broadcast-period", 2000),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
-        fields=r.fields,
+        fields=r,
     )
 
 
@@ -256,7 +298,7 @@ def _discovery_group(el: etree._Element, ctx: _Context) -> DiscoveryGroup:
         initial_wait_timeout=_number(found, "initial-wait-timeout", 10000),
         jgroups_file=r.string("jgroups-file"),
         jgroups_channel=r.string("jgroups-channel"),
-        fields=r.fields,
+        fields=r,
     )
 
 
@@ -276,7 +318,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         parent = el.getparent()
         if parent is not None and local(parent) == "pool":
             continue  # a pool's <cluster-connection>NAME</...>: the broker logs and skips it here
-        r = Reader(el, loc, ctx.nowhere)
+        r = Reader(el, loc, ctx.below(parent))
         name = el.get("name") or ""
         section = f"cluster-connection {name}"
         ctx.judge(r, _CLUSTER_CONNECTOR, section)
@@ -292,7 +334,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
         allow_direct = False
         discovery: str | None = None
         discovery_pos: Pos | None = None
-        for kind, child in r.fields.children():
+        for kind, child in r.children():
             if kind == "discovery-group-ref":
                 discovery = child.get("discovery-group-name")
                 discovery_pos = loc.locate(child)
@@ -309,7 +351,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
             lb = "STRICT" if r.boolean("forward-when-no-consumers", False) else "ON_DEMAND"
         multiplier = found.get("retry-interval-multiplier")
         factor = multiplier if isinstance(multiplier, float) else 1.0
-        yield ClusterConnection(
+        yield ClusterConnection._build(
             name=name,
             pos=loc.locate(el),
             connector_ref=connector_ref,
@@ -332,7 +374,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
             allow_direct_connections_only=allow_direct,
             discovery_group=discovery,
             discovery_group_pos=discovery_pos,
-            fields=r.fields,
+            fields=r,
         )
 
 
@@ -350,75 +392,97 @@ def _properties(el: etree._Element, loc: Locator) -> tuple[dict[str, str], dict[
     return props, where
 
 
-def _router(el: etree._Element, ctx: _Context) -> ConnectionRouter:
+_ROUTER_READ = ("key-type", "key-filter", "local-target-filter")
+_POOL_READ = ("username", "password", "local-target-enabled", "cluster-connection")
+
+
+def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> ConnectionRouter:
     loc = ctx.loc
-    r = Reader(el, loc, ctx.nowhere)
+    r = Reader(el, loc, shared)
+    fields = r  # (a reader is its own child fields)
     name = el.get("name") or ""
     section = f"connection-router {name}"
     policies: list[Policy] = []
     pools: list[Pool] = []
     cache: Cache | None = None
-    for kind, child in r.fields.children():
+    for kind, child in fields.children():
         if kind == "policy":
-            props, where = _properties(child, loc)
-            policies.append(Policy(child.get("name") or "", loc.locate(child), MappingProxyType(props),
-                                   MappingProxyType(where)))
+            if len(child):
+                props, where = _properties(child, loc)
+                policies.append(Policy._build(child.get("name") or "", loc.locate(child), MappingProxyType(props),
+                                              MappingProxyType(where)))
+            else:  # no <property>: the model's shared empty mappings
+                at = _new(Pos)  # loc.locate(child), made in place
+                at._lazy = (loc, child)
+                policies.append(Policy._build(child.get("name") or "", at, EMPTY, EMPTY))
         elif kind == "pool":
-            pools.append(_pool(child, ctx, section))  # each <pool> is read (and checked); the last one stays
+            pools.append(_pool(child, ctx, section, shared))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
-            cr = Reader(child, loc, ctx.nowhere)
+            cr = Reader(child, loc, shared)
             found = ctx.judge(cr, values.CACHE, section)
-            cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr.fields)
-    return ConnectionRouter(
-        name=name,
-        pos=loc.locate(el),
-        key_type=r.string("key-type", "SOURCE_IP") or "",  # an empty <key-type/> stays empty
-        key_filter=r.string("key-filter"),
-        local_target_filter=r.string("local-target-filter"),
-        policy=policies[-1] if policies else None,
-        policies=tuple(policies),
-        pool=pools[-1] if pools else None,
-        cache=cache,
-        pools=tuple(pools),
-        has_key_transformer="key-transformer" in r.fields,
-        fields=r.fields,
+            cache = Cache(loc.locate(child), cr.boolean("persisted", False), _number(found, "timeout", 0), cr)
+    key_type, key_filter, local_target_filter = r.strings(_ROUTER_READ)
+    pos = _new(Pos)  # loc.locate(el), made in place
+    pos._lazy = (loc, el)
+    return ConnectionRouter._build(
+        name,
+        pos,
+        "SOURCE_IP" if key_type is None else key_type,  # an empty <key-type/> stays empty
+        key_filter,
+        local_target_filter,
+        policies[-1] if policies else None,
+        tuple(policies),
+        pools[-1] if pools else None,
+        cache,
+        tuple(pools),
+        "key-transformer" in fields,
+        fields,
     )
 
 
-def _pool(el: etree._Element, ctx: _Context, section: str) -> Pool:
+def _pool(el: etree._Element, ctx: _Context, section: str, shared: Nowhere | None) -> Pool:
     loc = ctx.loc
-    r = Reader(el, loc, ctx.nowhere)
+    cdata = ctx.cdata
+    r = Reader(el, loc, shared)
     found = ctx.judge(r, values.POOL, section)
     static: tuple[str, ...] = ()
     static_pos: tuple[Pos, ...] = ()
     static_empty: tuple[bool, ...] = ()
     discovery: str | None = None
-    for kind, child in r.fields.children():
+    for kind, child in r.children():
         if kind == "discovery-group-ref":
             discovery = child.get("discovery-group-name")
         elif kind == "static-connectors":
             names: list[str] = []
             places: list[Pos] = []
             empty: list[bool] = []
-            for value, ref in static_refs(child, ctx.cdata):
+            for ref in child.iterdescendants("{*}connector-ref"):  # static_refs, read in one loop
+                value = ref.text
+                if not value or cdata:
+                    value = first_child_value(ref, cdata)
                 names.append(value or "")
-                places.append(loc.locate(ref))
+                at = _new(Pos)  # loc.locate(ref), made in place
+                at._lazy = (loc, ref)
+                places.append(at)
                 empty.append(value is None)
             static, static_pos, static_empty = tuple(names), tuple(places), tuple(empty)
-    return Pool(
-        pos=loc.locate(el),
-        username=r.string("username"),
-        password=r.string("password"),
-        check_period=_number(found, "check-period", DEFAULT_CHECK_PERIOD),
-        quorum_size=_number(found, "quorum-size", DEFAULT_QUORUM_SIZE),
-        quorum_timeout=_number(found, "quorum-timeout", DEFAULT_QUORUM_TIMEOUT),
-        local_target_enabled=r.boolean("local-target-enabled", False),
-        cluster_connection=r.string("cluster-connection"),
-        static_connectors=static,
-        static_connector_pos=static_pos,
-        static_connector_empty=static_empty,
-        discovery_group=discovery,
-        fields=r.fields,
+    username, password, local_target, cluster = r.strings(_POOL_READ)
+    pos = _new(Pos)  # loc.locate(el), made in place
+    pos._lazy = (loc, el)
+    return Pool._build(
+        pos,
+        username,
+        password,
+        _number(found, "check-period", DEFAULT_CHECK_PERIOD),
+        _number(found, "quorum-size", DEFAULT_QUORUM_SIZE),
+        _number(found, "quorum-timeout", DEFAULT_QUORUM_TIMEOUT),
+        False if local_target is None else java_bool(local_target),
+        cluster,
+        static,
+        static_pos,
+        static_empty,
+        discovery,
+        r,
     )
 
 
@@ -427,34 +491,41 @@ _CLUSTER_CONNECTOR = (values.CLUSTER_CONNECTOR,)
 _CLUSTER_LOAD_BALANCING = (values.CLUSTER_LOAD_BALANCING,)
 
 
-def _divert(el: etree._Element, ctx: _Context) -> Divert:
+_DIVERT_READ = ("address", "forwarding-address", "routing-type", "exclusive", "routing-name", "transformer-class-name")
+_DIVERT_CHILDREN = ("filter", "transformer")
+_ROUTING_TYPES = values.DIVERT[2].choices
+
+
+def _divert(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Divert:
     loc = ctx.loc
-    r = Reader(el, loc, ctx.nowhere)
-    fields = r.fields
+    r = Reader(el, loc, shared)
+    fields = r  # (a reader is its own child fields)
     name = el.get("name") or ""
-    found = ctx.judge(r, values.DIVERT, f"divert {name}")
-    filter_el = fields.element("filter")
+    address, forwarding, routing_type, exclusive, routing_name, class_name = r.strings(_DIVERT_READ)
+    # values.DIVERT's rows are texts: the values are what is written; the broker refuses an empty
+    # address or forwarding-address and a routing-type it does not know
+    if not address or not forwarding or routing_type is not None and routing_type not in _ROUTING_TYPES:
+        ctx.judge(r, values.DIVERT, f"divert {name}")
+    filter_el, t_el = fields.elements(_DIVERT_CHILDREN)
     transformer: Transformer | None = None
-    t_el = fields.element("transformer")
     if t_el is not None:
-        tr = Reader(t_el, loc, ctx.nowhere)
+        tr = Reader(t_el, loc, shared)
         props, _ = _properties(t_el, loc)
         transformer = Transformer(tr.string("class-name"), MappingProxyType(props))
-    else:
-        class_name = r.string("transformer-class-name")
-        if class_name:
-            transformer = Transformer(class_name)
-    exclusive = r.string("exclusive")
-    return Divert(
+    elif class_name:
+        transformer = Transformer(class_name)
+    pos = _new(Pos)  # loc.locate(el), made in place
+    pos._lazy = (loc, el)
+    return Divert._build(
         name,
-        loc.locate(el),
-        found.get("address"),  # type: ignore[arg-type]  (text rows: the text or None)
-        found.get("forwarding-address"),  # type: ignore[arg-type]
-        False if exclusive is None else java_bool(exclusive),
+        pos,
+        address,
+        forwarding,
+        False if exclusive is None else exclusive == "true" or exclusive != "false" and java_bool(exclusive),
         filter_el.get("string") if filter_el is not None else None,
-        loc.locate(filter_el) if filter_el is not None else None,
-        r.string("routing-name"),
-        found.get("routing-type", "STRIP") or "",  # type: ignore[arg-type]
+        None if filter_el is None else loc.locate(filter_el),
+        routing_name,
+        "STRIP" if routing_type is None else routing_type,
         transformer,
         fields,
     )

@@ -8,6 +8,7 @@ Elements that came in through XInclude are remembered with the file they came fr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import FrozenInstanceError
 from typing import TYPE_CHECKING
 
@@ -15,48 +16,60 @@ if TYPE_CHECKING:  # the routing engine (and Spark's executors) use Pos without 
     from lxml import etree
 
 
+def _frozen_set(name: str) -> Callable[[Pos, object], None]:
+    def refuse(self: Pos, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    return refuse
+
+
+def _frozen_del(name: str) -> Callable[[Pos], None]:
+    def refuse(self: Pos) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    return refuse
+
+
 class Pos:
     """A place in a file: ``file``, ``line`` and ``column`` (1-based); immutable, compared by value.
 
     ``Pos(file, line, column)`` is a plain position. The ones a :class:`Locator` hands out are
     worked out on first use: a large broker.xml has tens of thousands of elements whose position
-    is never reported, and finding a column means searching the line's text.
+    is never reported, and finding a column means searching the line's text. ``file``, ``line`` and
+    ``column`` cannot be set or deleted (FrozenInstanceError, as on a frozen dataclass); the slots
+    behind them are set with plain assignments, which a class-wide ``__setattr__`` would slow down.
     """
 
     __slots__ = ("_file", "_line", "_column", "_lazy")
     __match_args__ = ("file", "line", "column")
 
     def __init__(self, file: str, line: int, column: int) -> None:
-        _set(self, "_file", file)
-        _set(self, "_line", line)
-        _set(self, "_column", column)
-        _set(self, "_lazy", None)
+        self._file = file
+        self._line = line
+        self._column = column
+        self._lazy: tuple[Locator, etree._Element] | None = None
 
     def _resolve(self) -> None:
-        locator, el = self._lazy
-        file, line, column = locator._place(el)
-        _set(self, "_file", file)
-        _set(self, "_line", line)
-        _set(self, "_column", column)
-        _set(self, "_lazy", None)
+        locator, el = self._lazy  # type: ignore[misc]
+        self._file, self._line, self._column = locator._place(el)
+        self._lazy = None
 
-    @property
-    def file(self) -> str:
+    def _get_file(self) -> str:
         if self._lazy is not None:
             self._resolve()
         return self._file
 
-    @property
-    def line(self) -> int:
+    def _get_line(self) -> int:
         if self._lazy is not None:
             self._resolve()
         return self._line
 
-    @property
-    def column(self) -> int:
+    def _get_column(self) -> int:
         if self._lazy is not None:
             self._resolve()
         return self._column
+
+    file = property(_get_file, _frozen_set("file"), _frozen_del("file"))
+    line = property(_get_line, _frozen_set("line"), _frozen_del("line"))
+    column = property(_get_column, _frozen_set("column"), _frozen_del("column"))
 
     def _key(self) -> tuple[str, int, int]:
         if self._lazy is not None:
@@ -84,12 +97,6 @@ class Pos:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
     def __reduce__(self) -> tuple[type[Pos], tuple[str, int, int]]:
         return (Pos, self._key())  # copies and pickles hold the place itself, not the element
 
@@ -102,10 +109,6 @@ class Pos:
 
 
 _new = object.__new__
-_set = object.__setattr__
-
-
-_set_lazy = Pos.__dict__["_lazy"].__set__  # the slot's own setter: what _set ends up calling
 
 
 class Locator:
@@ -147,7 +150,7 @@ class Locator:
     def locate(self, el: etree._Element) -> Pos:
         """Where ``el`` starts (worked out when the position is first read)."""
         pos = _new(Pos)  # a large file has tens of thousands: one slot set, no other call
-        _set_lazy(pos, (self, el))
+        pos._lazy = (self, el)
         return pos
 
     def _place(self, el: etree._Element) -> tuple[str, int, int]:

@@ -25,7 +25,7 @@ from types import MappingProxyType
 
 from ..javastr import java_hashmap_order, java_parse_int, java_split, java_trim
 from .javauri import JavaUriError, UrlDecodeError, parse_java_uri, parse_query
-from .model import DEFAULT_CONNECTOR_HOST, DEFAULT_CONNECTOR_PORT, TransportUrl
+from .model import DEFAULT_CONNECTOR_HOST, DEFAULT_CONNECTOR_PORT, EMPTY, TransportUrl
 from .transport_keys import ACCEPTOR_KEYS, CONNECTOR_KEYS, SCHEMES
 
 # What java.net.URI reports for a missing host / port; the broker copies them into the
@@ -124,11 +124,17 @@ def _everyday(raw: str, kind: str, host: str, port_text: str | None, query_text:
     orders = _ORDERS.get(keys)
     if orders is None:
         orders = _orders(*keys)
-    found: dict[str, str | None] = {"scheme": "tcp", "host": host, "port": str(port), **query}
+    query_name = query.get("name")
+    has_name = "name" in query
+    # every value the maps may take, by name (the query's names are none of these three)
+    query["scheme"] = "tcp"
+    query["host"] = host
+    query["port"] = str(port)
     param_keys, extra_keys = orders
-    return TransportUrl(raw, "tcp", host, port, MappingProxyType({k: found[k] for k in param_keys}),
-                        MappingProxyType({k: found[k] for k in extra_keys}), kind, True, query.get("name"),
-                        "name" in query, host, host if port_text is None else f"{host}:{port_text}", None)
+    params = MappingProxyType({k: query[k] for k in param_keys})
+    extra = MappingProxyType({k: query[k] for k in extra_keys}) if extra_keys else EMPTY
+    return TransportUrl._build(raw, "tcp", host, port, params, extra, kind, True, query_name, has_name, host,
+                               host if port_text is None else f"{host}:{port_text}", None)
 
 
 def _orders(kind: str, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
