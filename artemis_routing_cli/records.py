@@ -12,7 +12,7 @@ instantiates. ``record`` lets the dataclass machinery do the bookkeeping (fields
   object, which is then the parameter's default and the factory is never called;
   a class with ``InitVar``, ``init=False`` or keyword-only fields gets dataclass's own, compiled
   at once;
-- ``cls._build(...)`` is ``cls(...)`` (for the same fields), for code that makes many objects: a
+- ``cls._record_build(...)`` is ``cls(...)`` (for the same fields), for code that makes many objects: a
   frozen record whose fields are all slots is made filled in one ``__class__`` assignment fewer;
 - frozenness is a shared ``__setattr__``/``__delattr__`` raising ``FrozenInstanceError`` as
   dataclass's do (and, with slots, the ``__getstate__``/``__setstate__`` pickling needs);
@@ -127,7 +127,9 @@ def _record(cls: type[T], frozen: bool, slots: bool) -> type[T]:
             made.__doc__ = made.__name__ + _text_signature(fields)
         if "__init__" not in own:
             methods["__init__"] = _first_init(made, fields, frozen)
-            made._build = _first_build(made, fields, frozen)
+            if "_record_build" in body:  # the name is the builder's: a method of the class's own would be lost
+                raise TypeError(f"{made.__qualname__}: _record_build is a name @record gives the class")
+            made._record_build = _first_build(made, fields, frozen)
         if frozen:
             methods.update(_frozen_methods(made, fields, slots))
     for name, fn in methods.items():
@@ -222,16 +224,16 @@ def _make_init(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: boo
 
 
 def _first_build(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> staticmethod[..., Any]:
-    """``cls._build``: on its first call, puts the real one (:func:`_make_build`) in its place."""
-    def _build(*args: Any, **kwargs: Any) -> Any:
+    """``cls._record_build``: on its first call, puts the real one (:func:`_make_build`) in its place."""
+    def _record_build(*args: Any, **kwargs: Any) -> Any:
         build = _make_build(cls, fields, frozen)
-        type.__setattr__(cls, "_build", staticmethod(build))
+        type.__setattr__(cls, "_record_build", staticmethod(build))
         return build(*args, **kwargs)
-    return staticmethod(_build)
+    return staticmethod(_record_build)
 
 
 def _make_build(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., Any]:
-    """``cls._build(...)`` is ``cls(...)``; for a frozen record whose fields are all slots, the object
+    """``cls._record_build(...)`` is ``cls(...)``; for a frozen record whose fields are all slots, the object
     is made as one of :func:`_open_twin`, filled, then turned into ``cls`` (one ``__class__``
     assignment where ``cls(...)`` needs two)."""
     env, params, _, plain = _assignments(cls, fields, frozen)
@@ -240,9 +242,9 @@ def _make_build(cls: Any, fields: tuple[dataclasses.Field[Any], ...], frozen: bo
     env.update(_rc_cls=cls, _rc_open=_open_twin(cls), _rc_new=object.__new__, _rc_swap=_SET_CLASS)
     post = plain[len(fields):]
     body = ["self = _rc_new(_rc_open)", *plain[:len(fields)], "_rc_swap(self, _rc_cls)", *post, "return self"]
-    exec(f"def _build({', '.join(params)}):\n " + "\n ".join(body) + "\n", env)  # noqa: S102 - as _make_init
-    build: Callable[..., Any] = env["_build"]
-    build.__qualname__ = f"{cls.__qualname__}._build"
+    exec(f"def _record_build({', '.join(params)}):\n " + "\n ".join(body) + "\n", env)  # noqa: S102 - as _make_init
+    build: Callable[..., Any] = env["_record_build"]
+    build.__qualname__ = f"{cls.__qualname__}._record_build"
     return build
 
 

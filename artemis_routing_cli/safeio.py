@@ -70,12 +70,16 @@ def open_regular(path: str, *, limit: int, what: str = "file",
 def read_regular(path: str, *, limit: int, what: str = "file",
                  error: type[ArouterError] = UsageError) -> bytes:
     """The bytes of the regular file ``path``; anything else, or more than ``limit`` bytes, is ``error``."""
-    fd, _ = open_regular(path, limit=limit, what=what, error=error)
+    fd, st = open_regular(path, limit=limit, what=what, error=error)
     try:
         chunks: list[bytes] = []
         total = 0
+        # the size fstat gave (and one byte more, to see the end) in one read; then 1 MiB at a time
+        # while the file keeps growing, up to one byte past the limit
+        want = st.st_size + 1
         while True:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            chunk = os.read(fd, min(want, limit + 1 - total))
+            want = 1 << 20
             if not chunk:
                 break
             chunks.append(chunk)
@@ -86,7 +90,7 @@ def read_regular(path: str, *, limit: int, what: str = "file",
         raise error(f"cannot read {what}: {exc.strerror or exc}", file=path) from None
     finally:
         os.close(fd)
-    return b"".join(chunks)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 class JsonError(ValueError):

@@ -83,9 +83,9 @@ def test_filled_through_the_twin_as_dataclass_fills_it(args: tuple[Any, ...], ma
     if make == "call":
         obj = RWide(*args)
     elif make == "build":
-        obj = RWide._build(*args)  # type: ignore[attr-defined]
+        obj = RWide._record_build(*args)  # type: ignore[attr-defined]
     else:
-        obj = RWide._build(**dict(zip(names, args, strict=True)))  # type: ignore[attr-defined]
+        obj = RWide._record_build(**dict(zip(names, args, strict=True)))  # type: ignore[attr-defined]
     plain = DWide(*args)
     assert type(obj) is RWide
     assert [getattr(obj, f.name) for f in dataclasses.fields(obj)] == [
@@ -106,17 +106,44 @@ def test_filled_through_the_twin_as_dataclass_fills_it(args: tuple[Any, ...], ma
 def test_subclass_post_init_and_small_records() -> None:
     sub = RSub(1, "x", g=3)
     assert type(sub) is RSub and sub.g == 3 and sub.d is EMPTY and sub != RWide(1, "x")
-    assert type(RSub._build(1, "x")) is RSub  # type: ignore[attr-defined]
+    assert type(RSub._record_build(1, "x")) is RSub  # type: ignore[attr-defined]
     with pytest.raises(dataclasses.FrozenInstanceError):
         sub.g = 4  # type: ignore[misc]
     post = RPost(1, 2, 0)
-    assert type(post) is RPost and post.c == 3 and RPost._build(1, 2, 0) == post  # type: ignore[attr-defined]
+    assert type(post) is RPost and post.c == 3 and RPost._record_build(1, 2, 0) == post  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="negative"):
         RPost(-1, 2, 0)
     with pytest.raises(ValueError, match="negative"):
-        RPost._build(-1, 2, 0)  # type: ignore[attr-defined]
-    assert type(RTwo(1)) is RTwo and RTwo._build(1) == RTwo(1, 2)  # type: ignore[attr-defined]
+        RPost._record_build(-1, 2, 0)  # type: ignore[attr-defined]
+    assert type(RTwo(1)) is RTwo and RTwo._record_build(1) == RTwo(1, 2)  # type: ignore[attr-defined]
     with pytest.raises(TypeError):
         RWide(1)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
-        RWide._build(1)  # type: ignore[attr-defined]
+        RWide._record_build(1)  # type: ignore[attr-defined]
+
+
+def test_a_method_of_the_class_is_never_replaced_by_the_builder() -> None:
+    """A record's own methods keep their names (the jregex Program has a ``_build`` of its own)."""
+
+    @record
+    class Lazy:
+        a: int
+        b: int
+        c: int
+        built: list[int] | None = None
+
+        def _build(self) -> int:
+            return self.a + self.b + self.c
+
+    assert Lazy(1, 2, 3)._build() == 6
+    assert Lazy._record_build(1, 2, 3) == Lazy(1, 2, 3)  # type: ignore[attr-defined]
+
+
+def test_the_builder_name_is_refused_as_a_method() -> None:
+    with pytest.raises(TypeError, match="_record_build"):
+        @record
+        class Clash:
+            a: int
+
+            def _record_build(self) -> None:
+                pass

@@ -165,7 +165,8 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         if found is None:
             continue
         name, url = found
-        connector = Connector._build(name or "", url, loc.locate(el), transport_params(url, mask_password, codec))
+        connector = Connector._record_build(name or "", url, loc.locate(el),
+                                            transport_params(url, mask_password, codec))
         connectors_list.append(connector)
         if name is not None:
             connectors.setdefault(name, connector)  # the broker keeps the first and logs the rest
@@ -177,7 +178,8 @@ def build_config(doc: RawDocument) -> BrokerConfig:
             url = found[1]
             pos = _new(Pos)  # loc.locate(el), made in place (a call less: thousands of them)
             pos._lazy = (loc, el)
-            acceptors.append(Acceptor._build(found[0] or "", url, pos, transport_params(url, mask_password, codec)))
+            acceptors.append(Acceptor._record_build(found[0] or "", url, pos,
+                                                    transport_params(url, mask_password, codec)))
 
     discovery_list = [_discovery_group(el, ctx) for el in descendants(core, "discovery-group")]
     discovery: dict[str, DiscoveryGroup] = {}
@@ -351,7 +353,7 @@ def _cluster_connections(core: etree._Element, ctx: _Context,
             lb = "STRICT" if r.boolean("forward-when-no-consumers", False) else "ON_DEMAND"
         multiplier = found.get("retry-interval-multiplier")
         factor = multiplier if isinstance(multiplier, float) else 1.0
-        yield ClusterConnection._build(
+        yield ClusterConnection._record_build(
             name=name,
             pos=loc.locate(el),
             connector_ref=connector_ref,
@@ -409,12 +411,12 @@ def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Connec
         if kind == "policy":
             if len(child):
                 props, where = _properties(child, loc)
-                policies.append(Policy._build(child.get("name") or "", loc.locate(child), MappingProxyType(props),
-                                              MappingProxyType(where)))
+                policies.append(Policy._record_build(child.get("name") or "", loc.locate(child),
+                                                     MappingProxyType(props), MappingProxyType(where)))
             else:  # no <property>: the model's shared empty mappings
                 at = _new(Pos)  # loc.locate(child), made in place
                 at._lazy = (loc, child)
-                policies.append(Policy._build(child.get("name") or "", at, EMPTY, EMPTY))
+                policies.append(Policy._record_build(child.get("name") or "", at, EMPTY, EMPTY))
         elif kind == "pool":
             pools.append(_pool(child, ctx, section, shared))  # each <pool> is read (and checked); the last one stays
         elif kind == "cache":
@@ -424,7 +426,7 @@ def _router(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Connec
     key_type, key_filter, local_target_filter = r.strings(_ROUTER_READ)
     pos = _new(Pos)  # loc.locate(el), made in place
     pos._lazy = (loc, el)
-    return ConnectionRouter._build(
+    return ConnectionRouter._record_build(
         name,
         pos,
         "SOURCE_IP" if key_type is None else key_type,  # an empty <key-type/> stays empty
@@ -469,7 +471,7 @@ def _pool(el: etree._Element, ctx: _Context, section: str, shared: Nowhere | Non
     username, password, local_target, cluster = r.strings(_POOL_READ)
     pos = _new(Pos)  # loc.locate(el), made in place
     pos._lazy = (loc, el)
-    return Pool._build(
+    return Pool._record_build(
         pos,
         username,
         password,
@@ -516,7 +518,7 @@ def _divert(el: etree._Element, ctx: _Context, shared: Nowhere | None) -> Divert
         transformer = Transformer(class_name)
     pos = _new(Pos)  # loc.locate(el), made in place
     pos._lazy = (loc, el)
-    return Divert._build(
+    return Divert._record_build(
         name,
         pos,
         address,

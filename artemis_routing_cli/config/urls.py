@@ -133,7 +133,7 @@ def _everyday(raw: str, kind: str, host: str, port_text: str | None, query_text:
     param_keys, extra_keys = orders
     params = MappingProxyType({k: query[k] for k in param_keys})
     extra = MappingProxyType({k: query[k] for k in extra_keys}) if extra_keys else EMPTY
-    return TransportUrl._build(raw, "tcp", host, port, params, extra, kind, True, query_name, has_name, host,
+    return TransportUrl._record_build(raw, "tcp", host, port, params, extra, kind, True, query_name, has_name, host,
                                host if port_text is None else f"{host}:{port_text}", None)
 
 

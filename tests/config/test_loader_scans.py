@@ -1,0 +1,110 @@
+"""The loader's quick looks at the text agree with the plain reading they stand for.
+
+``decode`` drops the declaration's ``encoding=`` by matching at the start only (as the anchored
+pattern's ``sub`` did, trying every position); ``_find_core`` finds the first ``<core>`` in
+document order child by child; ``read_regular`` reads a file in one call where it can; the
+"is there a CDATA section / a ``${`` / a ``&#``" looks ask for a rare character first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from artemis_routing_cli.config import loader
+from artemis_routing_cli.config.loader import LoadOptions, decode, load_document
+from artemis_routing_cli.errors import ConfigError
+from artemis_routing_cli.safeio import read_regular
+
+CORE = "urn:activemq:core"
+
+DECLARATIONS = [
+    '<?xml version="1.0" encoding="UTF-8"?>\n<a/>',
+    "  \n<?xml version='1.0'   encoding = 'utf-8' standalone='yes'?><a/>",
+    '<?xml version="1.0"?><a x="encoding=\'utf-8\'"/>',
+    "<a/>",
+    '<a/><?xml-stylesheet encoding="utf-8"?>',
+    '\n\n<?xml encoding="UTF-8"?><a>encoding="x"</a>',
+    "",
+]
+
+
+@pytest.mark.parametrize("text", DECLARATIONS)
+def test_decode_drops_the_encoding_as_the_anchored_substitution_did(text: str) -> None:
+    assert decode(text.encode("utf-8"), "f.xml") == loader._XML_DECL.sub(r"\1", text, count=1)
+
+
+def _core_by_walk(root: etree._Element) -> etree._Element | None:
+    return next(root.iter(f"{{{CORE}}}core"), None)
+
+
+TREES = [
+    f'<configuration xmlns="urn:activemq"><core xmlns="{CORE}"/></configuration>',
+    f'<core xmlns="{CORE}"><core/></core>',
+    f'<configuration><!-- c --><?pi x?><a><b><core xmlns="{CORE}" id="nested"/></b></a>'
+    f'<core xmlns="{CORE}" id="child"/></configuration>',
+    f'<configuration><a/><b><c/></b><core xmlns="{CORE}" id="second"/></configuration>',
+    f'<configuration><a><core id="other-namespace"/></a><core xmlns="{CORE}" id="ok"/></configuration>',
+    f'<configuration><a><b/></a><c><core xmlns="{CORE}" id="deep"/></c></configuration>',
+]
+
+
+@pytest.mark.parametrize("xml", TREES)
+def test_find_core_is_the_first_core_in_document_order(xml: str) -> None:
+    root = etree.fromstring(xml)
+    assert loader._find_core(root, "f.xml") is _core_by_walk(root)
+
+
+def test_no_core_is_refused_as_before() -> None:
+    root = etree.fromstring("<configuration><a><b/></a></configuration>")
+    with pytest.raises(ConfigError, match="not a broker.xml"):
+        loader._find_core(root, "f.xml")
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 7])
+def test_read_regular_reads_every_byte(tmp_path: Path, size: int) -> None:
+    data = os.urandom(size)
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    assert read_regular(str(path), limit=size + 10) == data
+
+
+def test_read_regular_still_refuses_a_file_over_its_limit(tmp_path: Path) -> None:
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"x" * 100)
+    with pytest.raises(ConfigError):
+        read_regular(str(path), limit=99, error=ConfigError)
+
+
+@pytest.mark.parametrize(("body", "cdata", "second_pass"), [
+    ("<name>plain</name>", False, False),
+    ("<name>a [bracket] and a # and a $ alone</name>", False, False),
+    ("<name><![CDATA[x]]></name>", True, True),
+    ("<name>&#36;{x}</name>", False, True),
+    ("<name>&#x41;</name>", False, True),
+])
+def test_what_the_text_holds_decides_as_before(tmp_path: Path, body: str, cdata: bool, second_pass: bool) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_text(f'<configuration xmlns="urn:activemq"><core xmlns="{CORE}">{body}</core></configuration>')
+    doc = load_document(str(path), LoadOptions(environ={}))
+    assert doc.has_cdata is cdata
+    # without a second pass the verbatim text is the parsed text itself
+    assert (doc.locator.verbatim_text is None) is second_pass
+
+
+def test_entity_declarations_are_still_found(tmp_path: Path) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_text('<!DOCTYPE c [<!entity x "y">]><configuration/>')
+    with pytest.raises(ConfigError, match="declares XML entities"):
+        load_document(str(path), LoadOptions(environ={}))
+
+
+@pytest.mark.parametrize("text", [" \n\t ", "\u3000\n"])
+def test_blank_files_are_empty(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match="file is empty"):
+        load_document(str(path), LoadOptions(environ={}))
