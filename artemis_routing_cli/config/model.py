@@ -437,6 +437,8 @@ class BrokerConfig:
     # The lxml <core> element and the locator, for schema checks and raw-element rules.
     core: Any = field(default=None, repr=False, compare=False, hash=False)
     locator: Any = field(default=None, repr=False, compare=False, hash=False)
+    # parse.elements_below(core) as the model was read from it: name -> those elements (read only)
+    elements_below: Any = field(default=None, repr=False, compare=False, hash=False)
 
     def router(self, name: str) -> ConnectionRouter | None:
         """The router the broker deploys under ``name``: the last one written with it

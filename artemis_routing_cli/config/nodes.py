@@ -364,6 +364,11 @@ class Reader(ChildFields):
         return default if parsed is None else parsed
 
 
+# The classes a model's ``fields`` are when the model read the element's children (a Reader keeps
+# itself as its fields): ``type(fields) in READ_FIELDS`` tells them without an ABC instance check.
+READ_FIELDS = (ChildFields, Reader)
+
+
 _ENTITY = re.compile(r"&(?:(amp)|(lt)|(gt)|(quot)|(apos)|#([0-9]+)|#x([0-9A-Fa-f]+));")
 _ENTITY_TEXT = {1: "&", 2: "<", 3: ">", 4: '"', 5: "'"}
 

@@ -11,6 +11,7 @@ element's *first child node*, untrimmed (:func:`.nodes.first_child_value`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import attrgetter
 from types import MappingProxyType
 
 from lxml import etree
@@ -145,6 +146,27 @@ def _number(found: dict[str, values.Number | str | None], name: str, default: in
     return value if isinstance(value, int) else default
 
 
+# What build_config reads below <core>, each name as the broker's getElementsByTagName gives it (every
+# descendant so called, any namespace, document order).
+READ_BELOW_CORE = ("connector", "acceptor", "discovery-group", "broadcast-group", "cluster-connection-uri",
+                   "cluster-connection", "connection-router", "divert")
+_TAG = attrgetter("tag")
+
+
+def elements_below(core: etree._Element, names: tuple[str, ...] = READ_BELOW_CORE) -> dict[str, list[etree._Element]]:
+    """``{name: list(descendants(core, name))}`` for each of ``names``, found in one walk: libxml2 matches
+    every name at each node, and a large file is walked once rather than once per name."""
+    found: dict[str, list[etree._Element]] = {name: [] for name in names}
+    elements = list(core.iterdescendants(*["{*}" + name for name in names]))
+    local_of: dict[str, str] = {}  # tag -> local name (a document has a few such tags)
+    for el, tag in zip(elements, map(_TAG, elements)):  # noqa: B905 (one list read twice)
+        name = local_of.get(tag)
+        if name is None:
+            name = local_of[tag] = tag.rpartition("}")[2]
+        found[name].append(el)
+    return found
+
+
 @gc_paused()
 def build_config(doc: RawDocument) -> BrokerConfig:
     """Build the model from a loaded document."""
@@ -155,9 +177,10 @@ def build_config(doc: RawDocument) -> BrokerConfig:
     mask = reader.get("mask-password")
     mask_password = java_bool(mask.text) if mask else None
     codec = reader.string("password-codec", DEFAULT_PASSWORD_CODEC)
+    below = elements_below(core)
     connectors_list: list[Connector] = []
     connectors: dict[str, Connector] = {}
-    for el in descendants(core, "connector"):
+    for el in below["connector"]:
         parent = el.getparent()
         if parent is None or local(parent) != "connectors":
             continue
@@ -172,7 +195,7 @@ def build_config(doc: RawDocument) -> BrokerConfig:
             connectors.setdefault(name, connector)  # the broker keeps the first and logs the rest
 
     acceptors = []
-    for el in descendants(core, "acceptor"):
+    for el in below["acceptor"]:
         found = transport(el, "acceptor", ctx.cdata)
         if found is not None:
             url = found[1]
@@ -181,21 +204,22 @@ def build_config(doc: RawDocument) -> BrokerConfig:
             acceptors.append(Acceptor._record_build(found[0] or "", url, pos,
                                                     transport_params(url, mask_password, codec)))
 
-    discovery_list = [_discovery_group(el, ctx) for el in descendants(core, "discovery-group")]
+    discovery_list = [_discovery_group(el, ctx) for el in below["discovery-group"]]
     discovery: dict[str, DiscoveryGroup] = {}
     for d in discovery_list:
         discovery.setdefault(d.name, d)
 
     # read in the broker's order (the problems found come out in it)
-    broadcast_groups = tuple(_broadcast_group(el, ctx) for el in descendants(core, "broadcast-group"))
-    cluster_connections = tuple(_cluster_connections(core, ctx, connectors))
+    broadcast_groups = tuple(_broadcast_group(el, ctx) for el in below["broadcast-group"])
+    cluster_connections = tuple(_cluster_connections(below["cluster-connection-uri"], below["cluster-connection"],
+                                                     ctx, connectors))
     connection_routers = tuple(_router(el, ctx, ctx.below(el.getparent()))
-                               for el in descendants(core, "connection-router"))
+                               for el in below["connection-router"])
     # each divert's parent, whether it is a <diverts>: held, so lxml hands back this very proxy for the
     # next divert of the same parent (it keeps one proxy per node while it is referenced)
     parents: dict[etree._Element, tuple[bool, Nowhere | None]] = {}  # whether a <diverts>, what its readers share
     diverts: list[Divert] = []
-    for el in descendants(core, "divert"):
+    for el in below["divert"]:
         parent = el.getparent()
         seen = parents.get(parent)
         if seen is None:
@@ -237,6 +261,7 @@ def build_config(doc: RawDocument) -> BrokerConfig:
         relative_includes=tuple(doc.relative_includes),
         core=core,
         locator=loc,
+        elements_below=MappingProxyType(below),
     )
 
 
@@ -310,13 +335,15 @@ def static_refs(static: etree._Element, cdata: bool = False) -> list[tuple[str |
     return [(first_child_value(ref, cdata), ref) for ref in descendants(static, "connector-ref")]
 
 
-def _cluster_connections(core: etree._Element, ctx: _Context,
+def _cluster_connections(uris: list[etree._Element], elements: list[etree._Element], ctx: _Context,
                          connectors: dict[str, Connector]) -> Iterator[ClusterConnection]:
+    """``uris``: the ``<cluster-connection-uri>`` elements below ``<core>``; ``elements``: the
+    ``<cluster-connection>`` ones (both in document order)."""
     loc = ctx.loc
-    for el in descendants(core, "cluster-connection-uri"):
+    for el in uris:
         yield ClusterConnection(name=el.get("name") or "", pos=loc.locate(el), connector_ref=None,
                                 uri=el.get("address"))
-    for el in descendants(core, "cluster-connection"):
+    for el in elements:
         parent = el.getparent()
         if parent is not None and local(parent) == "pool":
             continue  # a pool's <cluster-connection>NAME</...>: the broker logs and skips it here

@@ -73,7 +73,10 @@ _WALKED = ("connector", "acceptor", "connection-router", "cluster-connection")
 def raw_elements(config: BrokerConfig) -> RawElements:
     """One walk over ``<core>`` (libxml2 matches the names; Python sees only the elements found)."""
     found: dict[str, list[etree._Element]] = {name: [] for name in _WALKED}
-    if config.core is not None:
+    below = config.elements_below
+    if below is not None and config.core is not None:  # found by the model's own walk (the same lists)
+        found = {name: below[name] for name in _WALKED}
+    elif config.core is not None:
         elements = list(config.core.iterdescendants(*("{*}" + name for name in _WALKED)))
         by_tag: dict[str, list[etree._Element]] = {}  # by the whole tag: a few, each element's found by C-level calls
         for tag, el in zip(map(_TAG, elements), elements):  # noqa: B905 (one list read twice)
@@ -93,11 +96,27 @@ def raw_elements(config: BrokerConfig) -> RawElements:
                 for el in elements:
                     found[local_of[el.tag]].append(el)
     return RawElements(
-        connectors=[el for el in found["connector"] if local(el.getparent()) == "connectors"],
-        acceptors=[el for el in found["acceptor"] if local(el.getparent()) == "acceptors"],
+        connectors=_with_parent(found["connector"], "connectors", True),
+        acceptors=_with_parent(found["acceptor"], "acceptors", True),
         routers=found["connection-router"],
-        cluster_connections=[el for el in found["cluster-connection"] if local(el.getparent()) != "pool"],
+        cluster_connections=_with_parent(found["cluster-connection"], "pool", False),
     )
+
+
+def _with_parent(elements: list[etree._Element], name: str, wanted: bool) -> list[etree._Element]:
+    """The elements whose parent is (``wanted``) or is not called ``name``. Each parent is held while
+    the list is read, so lxml hands back that very proxy for its next child and its name is read once
+    (thousands of connectors share one ``<connectors>``)."""
+    parents: dict[etree._Element | None, bool] = {}
+    out = []
+    for el in elements:
+        parent = el.getparent()
+        named = parents.get(parent)
+        if named is None:
+            named = parents[parent] = local(parent) == name
+        if named is wanted:
+            out.append(el)
+    return out
 
 
 def connector_names(config: BrokerConfig, raw: RawElements | None = None) -> set[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..config.model import Fields
-from ..config.nodes import ChildFields
+from ..config.nodes import READ_FIELDS, ChildFields
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from ._util import child_elements, cluster_elements
@@ -95,7 +95,7 @@ _PLAIN = frozenset({None, "true", "false", "TRUE", "FALSE", "True", "False"})  #
 
 def _plain_texts(fields: Fields, names: tuple[str, ...]) -> bool:
     """``not _suspect(fields, names)``, a set lookup answering for the usual texts."""
-    if type(fields) is ChildFields:
+    if type(fields) in READ_FIELDS:  # (no ABC instance check: thousands of them)
         text = fields.text
         for name in names:
             value = text(name)

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ..config.masked import blowfish_decodes, is_hex_big_integer
 from ..config.model import Pool
-from ..config.nodes import ChildFields
+from ..config.nodes import READ_FIELDS
 from ..config.positions import Pos
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
 from ._util import plaintext_password, real_cluster_connections
@@ -150,7 +150,7 @@ def _password_pos(ctx: Context, pool: Pool) -> Pos:
     """Where the pool's ``<password>`` is (the pool's place without one): its field's position, found
     without the field (its text) being read when the model read the pool's children."""
     fields = pool.fields
-    if type(fields) is ChildFields:
+    if type(fields) in READ_FIELDS:  # (no ABC instance check: thousands of them)
         child = fields.element("password")
         return ctx.locate(child) if child is not None else pool.pos
     field = fields.get("password")
