@@ -100,6 +100,28 @@ def measure(tmp: str, loadgen: str, tree: str, kind: str, protocol: str, loop_na
     raise SystemExit("no callgrind dump for the measured run")
 
 
+def serve_answers(tmp: str) -> tuple[str, dict[bytes, bytes]]:
+    """The bench's broker.xml (written into ``tmp``) and serve's answer to each hello (MQTT 5, AMQP),
+    keyed by the hello's first byte: the fixed answers the bare Protocol gives. Read from a serve
+    process started and stopped here (asyncio's loop, outside any tracer)."""
+    from serve_bench import wait_listening
+    from serve_ratio_bench import read_answer
+
+    config = os.path.join(tmp, "broker.xml")
+    Path(config).write_text(BROKER_XML, encoding="utf-8")
+    port = free_port()
+    serve = subprocess.Popen([sys.executable, "-c", server_code(str(HERE.parent), "serve", port, "asyncio",
+                                                                config, {})],
+                             env=dict(os.environ, PYTHONPATH=str(HERE.parent)))
+    try:
+        wait_listening(port)
+        answers = {HELLOS[p](0)[:1]: read_answer(port, HELLOS[p](0)) for p in ("mqtt", "amqp")}
+    finally:
+        serve.terminate()
+        serve.wait()
+    return config, answers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kinds", default="serve,bare,half-close")
@@ -118,22 +140,8 @@ def main() -> None:
         loadgen = build_loadgen(tmp)
         if loadgen is None:
             raise SystemExit("serve_callgrind_bench: needs gcc (or cc) for bench/loadgen/loadgen.c")
-        config = os.path.join(tmp, "broker.xml")
-        Path(config).write_text(BROKER_XML, encoding="utf-8")
         # the bare Protocol's fixed answers: serve's own, read from serve (outside valgrind) first
-        from serve_bench import wait_listening
-        from serve_ratio_bench import read_answer
-
-        port = free_port()
-        serve = subprocess.Popen([sys.executable, "-c", server_code(str(HERE.parent), "serve", port, "asyncio",
-                                                                    config, {})],
-                                 env=dict(os.environ, PYTHONPATH=str(HERE.parent)))
-        try:
-            wait_listening(port)
-            answers = {HELLOS[p](0)[:1]: read_answer(port, HELLOS[p](0)) for p in ("mqtt", "amqp")}
-        finally:
-            serve.terminate()
-            serve.wait()
+        config, answers = serve_answers(tmp)
         kinds = args.kinds.split(",") + (["before"] if args.before else [])
         print(f"callgrind, {args.loop}; {args.warmup:g} s warm-up, {args.seconds:g} s measured; instructions per "
               f"connection (user space, every thread of the server); {args.keys} client ids")

@@ -31,9 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serve_bench import BROKER_XML, HELLOS, build_loadgen, free_port, wait_listening, write_payloads  # noqa: E402
-from serve_callgrind_bench import load, server_code  # noqa: E402
-from serve_ratio_bench import read_answer  # noqa: E402
+from serve_bench import HELLOS, build_loadgen, free_port, wait_listening, write_payloads  # noqa: E402
+from serve_callgrind_bench import load, serve_answers, server_code  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 TRACING = Path("/sys/kernel/tracing")
@@ -141,18 +140,7 @@ def main() -> None:
     loadgen = build_loadgen(tmp)
     if loadgen is None:
         raise SystemExit("serve_kernel_bench: needs gcc (or cc) for bench/loadgen/loadgen.c")
-    config = os.path.join(tmp, "broker.xml")
-    Path(config).write_text(BROKER_XML, encoding="utf-8")
-    port = free_port()
-    serve = subprocess.Popen([sys.executable, "-c", server_code(str(HERE.parent), "serve", port, "asyncio",
-                                                                config, {})],
-                             env=dict(os.environ, PYTHONPATH=str(HERE.parent)))
-    try:
-        wait_listening(port)
-        answers = {HELLOS[p](0)[:1]: read_answer(port, HELLOS[p](0)) for p in ("mqtt", "amqp")}
-    finally:
-        serve.terminate()
-        serve.wait()
+    config, answers = serve_answers(tmp)  # serve's own answers, for the bare Protocol
     print(f"ftrace (TSC at {hz / 1e6:.0f} MHz), {args.loop}, the server's main thread; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     try:

@@ -32,9 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serve_bench import BROKER_XML, HELLOS, build_loadgen, free_port, wait_listening, write_payloads  # noqa: E402
-from serve_callgrind_bench import load, server_code  # noqa: E402
-from serve_ratio_bench import read_answer  # noqa: E402
+from serve_bench import HELLOS, build_loadgen, free_port, wait_listening, write_payloads  # noqa: E402
+from serve_callgrind_bench import load, serve_answers, server_code  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -93,18 +92,7 @@ def main() -> None:
         loadgen = build_loadgen(tmp)
         if loadgen is None:
             raise SystemExit("serve_syscall_bench: needs gcc (or cc) for bench/loadgen/loadgen.c")
-        config = os.path.join(tmp, "broker.xml")
-        Path(config).write_text(BROKER_XML, encoding="utf-8")
-        port = free_port()
-        serve = subprocess.Popen([sys.executable, "-c", server_code(str(HERE.parent), "serve", port, "asyncio",
-                                                                    config, {})],
-                                 env=dict(os.environ, PYTHONPATH=str(HERE.parent)))
-        try:
-            wait_listening(port)
-            answers = {HELLOS[p](0)[:1]: read_answer(port, HELLOS[p](0)) for p in ("mqtt", "amqp")}
-        finally:
-            serve.terminate()
-            serve.wait()
+        config, answers = serve_answers(tmp)  # serve's own answers, for the bare Protocol
         kinds = args.kinds.split(",") + (["before"] if args.before else [])
         print(f"strace -f -c, {args.loop}; {args.warmup:g} s warm-up, {args.seconds:g} s counted; system calls "
               f"per connection (every thread of the server); {args.keys} client ids")
