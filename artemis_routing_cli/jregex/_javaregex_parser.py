@@ -16,6 +16,7 @@ from dataclasses import field
 from artemis_routing_cli.jregex import _javaregex_charset as cs
 from artemis_routing_cli.jregex import _javaregex_match as m
 from artemis_routing_cli.jregex._javaregex_charset import CharSet
+from artemis_routing_cli.jregex._notes import ascii_shorthand_note
 from artemis_routing_cli.records import record
 
 # Pattern flag bits, as in java.util.regex.Pattern.
@@ -31,11 +32,6 @@ UNICODE_CHARACTER_CLASS = 0x100
 MAX_REPS = 0x7FFFFFFF  # Pattern.MAX_REPS
 
 _BACKSLASH = 0x5C
-
-
-def ascii_shorthand_note(letter: str) -> str:
-    """The portability note on ``\\d \\D \\s \\S \\w \\W`` (``letter``) without (?U)."""
-    return f"\\{letter} is ASCII-only in Java unless (?U) is on"
 
 
 class SyntaxProblem(Exception):

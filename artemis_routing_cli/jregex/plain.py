@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from ._javaregex_parser import ascii_shorthand_note
+from ._notes import ascii_shorthand_note
 
 __all__ = ["plain_notes"]
 

@@ -20,14 +20,9 @@ from ..config.parse import ChildFields
 from ..config.positions import Pos
 from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
 from ..javastr import java_is_blank
+from ..jregex.plain import plain_notes
 from ._util import child_elements, local, router_elements
 from .base import Context
-
-try:
-    from ..jregex.javaregex import JavaRegexError, check_java, portability_notes
-    from ..jregex.plain import plain_notes
-except ImportError:  # pragma: no cover - the regex adapter is part of the package
-    check_java = None  # type: ignore[assignment]
 
 # Which occurrence of a repeated child the broker uses.
 ROUTER_FIRST = ("key-type", "key-filter", "local-target-filter")
@@ -270,15 +265,16 @@ def worked_out_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
             return (("AR316", "<key-filter> is blank: the broker uses no key filter", None, None),)
         return (("AR315", "<local-target-filter> is blank: the broker compiles the empty pattern, which only "
                  "matches an empty key, so no client is kept local", None, None),)
-    if check_java is None:
-        return ()
     notes = plain_notes(value)  # what the parse below would find, known at sight for plain patterns
     return parsed_filter_findings(name, value) if notes is None else _noted(name, value, notes)
 
 
 def parsed_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
     """What is reported about the non-blank filter ``<name>value</name>``, worked out by parsing it
-    as java.util.regex does (:func:`worked_out_filter_findings` without its quick answer)."""
+    as java.util.regex does (:func:`worked_out_filter_findings` without its quick answer).
+    The parser is imported here: a file whose filters are all plain never needs it (start-up)."""
+    from ..jregex.javaregex import JavaRegexError, check_java, portability_notes
+
     try:
         check_java(value)
     except JavaRegexError as err:
