@@ -229,7 +229,7 @@ def parse_text(text: str, display: str) -> etree._ElementTree:
         line, col = exc.position if exc.position else (exc.lineno or 1, 1)
         msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200]
         raise ConfigError(f"malformed XML: {msg}", file=display, line=line or 1, column=max(col, 1)) from None
-    if "<!DOCTYPE" in text:
+    if "!" in text and "<!DOCTYPE" in text:
         # With a DOCTYPE naming an external DTD, libxml2 accepts an undeclared &name; as an entity
         # reference node (the DTD is never read); the broker could not resolve it either.
         for ref in tree.getroot().iter(etree.Entity):

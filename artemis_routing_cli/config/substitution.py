@@ -82,7 +82,7 @@ def split_token(token: str) -> tuple[str, str | None]:
 
 def substitute(text: str, lookup: Lookup, *, file: str = "<input>") -> tuple[str, list[Replacement]]:
     """Substitute like ``XMLUtil.replaceSystemPropsInString``; report every token replaced."""
-    if "${" not in text:
+    if "$" not in text or "${" not in text:  # (a one-character search first: memchr's pace on a large file)
         return text, []
     fast = _one_pass(text, lookup)
     if fast is not None:

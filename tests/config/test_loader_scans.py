@@ -108,3 +108,14 @@ def test_blank_files_are_empty(tmp_path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match="file is empty"):
         load_document(str(path), LoadOptions(environ={}))
+
+
+@pytest.mark.parametrize("text", ["no token", "a $ alone", "${x}", "a $ and ${y:d}", "$${z}"])
+def test_substitution_looks_for_a_dollar_first(text: str) -> None:
+    from artemis_routing_cli.config.substitution import Lookup, substitute
+
+    out, reps = substitute(text, Lookup(properties={"x": "X"}, environ={}))
+    if "${" not in text:
+        assert (out, reps) == (text, [])
+    else:
+        assert reps and "${" not in out
