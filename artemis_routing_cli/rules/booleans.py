@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..config.model import Fields
-from ..config.nodes import READ_FIELDS, ChildFields
+from ..config.nodes import READ_FIELDS
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from ._util import child_elements, cluster_elements
@@ -108,7 +108,7 @@ def _plain_texts(fields: Fields, names: tuple[str, ...]) -> bool:
 def _suspect(fields: Fields, names: tuple[str, ...]) -> bool:
     """False when ``_fields`` certainly reports nothing: children read by the model, each of ``names``
     absent or written true or false (the many objects with nothing to say cost no generator)."""
-    if not isinstance(fields, ChildFields):
+    if type(fields) not in READ_FIELDS:
         return True
     for name in names:
         text = fields.text(name)
@@ -118,7 +118,7 @@ def _suspect(fields: Fields, names: tuple[str, ...]) -> bool:
 
 
 def _fields(ctx: Context, fields: Fields, names: tuple[str, ...], section: str) -> Iterator[Diagnostic]:
-    text_of = fields.text if isinstance(fields, ChildFields) else None  # no position unless reported
+    text_of = fields.text if type(fields) in READ_FIELDS else None  # no position unless reported
     for name in names:
         if text_of is not None:
             text = text_of(name)

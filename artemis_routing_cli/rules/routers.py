@@ -16,7 +16,7 @@ from functools import lru_cache
 from lxml import etree
 
 from ..config.model import Cache, ConnectionRouter, Pool
-from ..config.parse import ChildFields
+from ..config.nodes import READ_FIELDS, ChildFields
 from ..config.positions import Pos
 from ..diagnostics import DEPLOYS, REFUSES, Diagnostic, RuleMeta, Severity
 from ..javastr import java_is_blank
@@ -142,7 +142,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     for router, element in ctx.shared(router_elements):
         section = f"connection-router {router.name}"
         if element is not None:
-            fields = router.fields if isinstance(router.fields, ChildFields) else None  # element's children
+            fields = router.fields if type(router.fields) in READ_FIELDS else None  # element's children
             # (a generator is made only where the model's fields leave a finding possible: most routers have none)
             if fields is None or fields.repeated:
                 yield from _repeats(ctx, element, ROUTER_FIRST, ROUTER_LAST, "router", section, fields)
@@ -179,7 +179,7 @@ def _children(element: etree._Element, fields: ChildFields | None, name: str) ->
 
 def _only_child_fields(fields: ChildFields | None, name: str, part: Pool | Cache | None) -> ChildFields | None:
     """``part.fields`` when ``fields`` has exactly one child ``name`` (which ``part`` was read from)."""
-    if fields is None or part is None or fields.count(name) != 1 or not isinstance(part.fields, ChildFields):
+    if fields is None or part is None or fields.count(name) != 1 or type(part.fields) not in READ_FIELDS:
         return None
     return part.fields
 

@@ -119,3 +119,11 @@ def test_substitution_looks_for_a_dollar_first(text: str) -> None:
         assert (out, reps) == (text, [])
     else:
         assert reps and "${" not in out
+
+
+@pytest.mark.parametrize("text", ["", "$", "{", "${", "x$y{z", "a$$${b", "$ {", "$\n{", "é${", "\U0001f600${x}", "}{$"])
+def test_has_opening_is_the_plain_search(text: str) -> None:
+    from artemis_routing_cli.config.substitution import has_opening
+
+    assert has_opening(text) is ("${" in text)
+    assert has_opening(text * 3) is ("${" in text * 3)
