@@ -186,17 +186,21 @@ kept in the policy's map and never looked at. (`modulo` is AR303.)""",
 
 def check(ctx: Context) -> Iterator[Diagnostic]:
     for router in ctx.config.connection_routers:
-        if _quiet(router):
-            continue
-        section = f"connection-router {router.name}"
-        for policy in router.policies:
-            if policy.name not in POLICY_NAMES:
-                yield ctx.report("AR301", policy.pos, _unknown_message(policy.name), section=section)
-        yield from _repeated(ctx, router, section)
-        policy = router.policy
-        if policy is not None and policy.name in POLICY_NAMES:
-            yield from _properties(ctx, policy, section)
-        yield from _pairing(ctx, router, section)
+        if not _quiet(router):
+            yield from _router_findings(ctx, router)
+
+
+def _router_findings(ctx: Context, router: ConnectionRouter) -> Iterator[Diagnostic]:
+    """What the family says about one router (:func:`_quiet` answers "nothing" for the usual one)."""
+    section = f"connection-router {router.name}"
+    for policy in router.policies:
+        if policy.name not in POLICY_NAMES:
+            yield ctx.report("AR301", policy.pos, _unknown_message(policy.name), section=section)
+    yield from _repeated(ctx, router, section)
+    policy = router.policy
+    if policy is not None and policy.name in POLICY_NAMES:
+        yield from _properties(ctx, policy, section)
+    yield from _pairing(ctx, router, section)
 
 
 def _quiet(router: ConnectionRouter) -> bool:

@@ -118,3 +118,44 @@ def test_ar317_property_the_policy_does_not_read(tmp_path) -> None:
                   "</policy>", POOL)
     [d] = only(lint_fragment(tmp_path, frag), "AR317")
     assert "'CONNECTION_COUNT_THRESHOLD'" in d.message
+
+
+def _random_router(rng, n: int) -> str:
+    names = ["CONSISTENT_HASH", "FIRST_ELEMENT", "ROUND_ROBIN", "LEAST_CONNECTIONS", "CONSISTENT_HASH_MODULO",
+             "NO_SUCH_POLICY"]
+    keys = ["MODULO", "modulo", "CONNECTION_COUNT_THRESHOLD", "OTHER"]
+    parts = []
+    for _ in range(rng.choice([0, 1, 1, 1, 2])):
+        props = "".join(f'<property key="{k}" value="{rng.choice(["3", "x", "-1"])}"/>'
+                        for k in rng.sample(keys, rng.choice([0, 0, 1, 2])))
+        parts.append(f'<policy name="{rng.choice(names)}">{props}</policy>')
+    if rng.random() < 0.3:
+        parts.append("<local-target-filter>^A</local-target-filter>")
+    if rng.random() < 0.8:
+        parts.append("<pool><static-connectors><connector-ref>c1</connector-ref></static-connectors></pool>")
+    return f'<connection-router name="r{n}"><key-type>CLIENT_ID</key-type>{"".join(parts)}</connection-router>'
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_quick_answer_skips_only_routers_the_checks_say_nothing_about(tmp_path, seed) -> None:
+    """policies.check skips a router when _quiet says the family has nothing to say about it: for random
+    routers, each one skipped gets no finding from the family's full checks."""
+    import random
+
+    from artemis_routing_cli.config import load
+    from artemis_routing_cli.rules import all_rules, policies
+    from artemis_routing_cli.rules.base import Context
+
+    from .helpers import wrap
+
+    rng = random.Random(seed)
+    routers = "".join(_random_router(rng, n) for n in range(40))
+    path = tmp_path / "broker.xml"
+    path.write_text(wrap('<connectors><connector name="c1">tcp://h:61616</connector></connectors>'
+                         f"<connection-routers>{routers}</connection-routers>"), encoding="utf-8")
+    config = load(str(path))
+    ctx = Context(config, all_rules())
+    skipped = [r for r in config.connection_routers if policies._quiet(r)]
+    assert skipped and len(skipped) < len(config.connection_routers)  # both ways taken
+    for router in skipped:
+        assert list(policies._router_findings(ctx, router)) == [], router.name
