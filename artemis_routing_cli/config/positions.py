@@ -111,6 +111,13 @@ class Pos:
 _new = object.__new__
 
 
+def _lines(text: str) -> list[str]:
+    """The lines libxml2 numbers: it ends a line at LF only. (``splitlines`` also ends one at a lone
+    CR, U+0085, U+2028 and U+2029, which XML text may hold: every later line would be off.) A line
+    of a CRLF file keeps its CR; only columns are looked for in it."""
+    return text.split("\n")
+
+
 class Locator:
     """Maps elements of one loaded document (XIncluded files included) to positions."""
 
@@ -119,7 +126,7 @@ class Locator:
         # the main file's text when the tree says exactly what it does (no include, no second
         # substitution pass, no CDATA section): set by the loader
         self.verbatim_text: str | None = None
-        self._lines: dict[str, list[str]] = {main_file: main_text.splitlines()}
+        self._lines: dict[str, list[str]] = {main_file: _lines(main_text)}
         # lxml keeps one proxy per node while a Python reference exists, so holding the
         # elements here keeps identity lookups valid.
         self._origin: dict[etree._Element, str] = {}
@@ -128,7 +135,7 @@ class Locator:
         self.text_includes: list[tuple[str, str]] = []  # (file, text) of each <xi:include parse="text">
 
     def add_file(self, display: str, text: str) -> None:
-        self._lines[display] = text.splitlines()
+        self._lines[display] = _lines(text)
 
     def mark(self, root: etree._Element, display: str) -> None:
         """Record that ``root`` and everything below it came from file ``display``."""

@@ -7,6 +7,7 @@ import pickle
 from dataclasses import FrozenInstanceError
 
 import pytest
+from lxml import etree
 
 from artemis_routing_cli.config import LoadOptions, load_document
 from artemis_routing_cli.config.positions import Pos
@@ -78,3 +79,26 @@ def test_siblings_on_one_line_each_get_their_own_column(tmp_path) -> None:
     assert doc.locator.locate(d2).column == text.index('<divert name="d2"') + 1
     a, b = [el for el in doc.core.iter() if isinstance(el.tag, str) and el.tag.endswith("}address")]
     assert doc.locator.locate(b).column == text.index("<address>b") + 1
+
+
+@pytest.mark.parametrize("breaker", ["\u2028", "\u2029", "\x85", "\r"])
+def test_only_a_line_feed_ends_a_line(tmp_path, breaker) -> None:
+    """libxml2 numbers lines by LF alone: a U+2028, U+0085 or lone CR in a comment (XML allows them)
+    moves no later position, lines or columns."""
+    core = f"    <!-- a{breaker}b{breaker}c -->\n" + CORE
+    path = tmp_path / "broker.xml"
+    path.write_text(broker_xml(core), encoding="utf-8", newline="")
+    doc = load_document(str(path), LoadOptions(environ={}))
+    by_tag = {el.tag.rpartition("}")[2]: el for el in doc.core.iter(etree.Element)}
+    file = str(path)
+    assert doc.locator.locate(by_tag["connector"]) == Pos(file, 6, 7)
+    assert doc.locator.locate(by_tag["divert"]) == Pos(file, 8, 14)
+    assert doc.locator.locate(by_tag["address"]) == Pos(file, 8, 31)
+
+
+def test_crlf_lines_keep_their_columns(tmp_path) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_bytes(broker_xml(CORE).replace("\n", "\r\n").encode("utf-8"))
+    doc = load_document(str(path), LoadOptions(environ={}))
+    divert = next(doc.core.iter("{*}divert"))
+    assert doc.locator.locate(divert) == Pos(str(path), 7, 14)
