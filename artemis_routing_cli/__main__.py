@@ -1,5 +1,5 @@
 """``python -m artemis_routing_cli`` is ``arouter``."""
 
-from .cli.entry import main
+from .cli.entry import console_main
 
-main()
+console_main()

@@ -25,6 +25,9 @@ _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _SINGLE_QUOTED = re.compile(r"'([^'\n]*)'")
 _DOUBLE_QUOTED = re.compile(r"(?!)()|\"([^\"\n]*)\"")  # group 2, as in _QUOTED
 _URL_PASSWORD = re.compile(r"(?i)[a-z]*password=([^;&\s<>\"']+)")
+# Printable ASCII but quotes and backslash: JSON, a repr and one line print it unchanged.
+_PLAIN_SECRET = re.compile(r"[ !#-&(-\[\]-~]+")
+_URL_PASSWORD_START = re.compile("assword=")  # a literal: the regex engine's search for it is quick
 # Secrets shorter than this are hidden only where a quote is exactly them ('1', 'NIO' are common).
 _MIN_ANYWHERE = 6
 # Secrets looked for inside every message (the others only as whole quotes): bounds the work.
@@ -75,6 +78,10 @@ class Secrets:
         self._added.add(pair)
         value = value.strip()
         values = self.values
+        if _PLAIN_SECRET.fullmatch(value) is not None:  # every form below is the text itself
+            if value not in values:
+                values[value] = label
+            return
         for form in (_one_line(value), *_json_forms(value), repr(value)[1:-1]):
             if form and form not in values:
                 values[form] = label
@@ -163,8 +170,16 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
 
     A name is written as it is (no reference can make one), and no character but A-Z lower-cases
     to one of "password"'s letters, so the ASCII-lowered bytes show every such name."""
-    if "assword=" in text:
+    if _URL_PASSWORD_START.search(text) is not None:  # ("in" reads a large text three times slower)
         return None
+    if text.isascii():  # (known without reading the text) the counts need no copy of it as bytes
+        total = text.lower().count("password")
+        if not total:
+            return [], False
+        opened = text.count("<password>")
+        if opened + text.count("</password>") == total:
+            # every one is a <password> tag written just so (the usual file): that name, no attribute
+            return (["password"] if opened else []), False
     raw = text.encode("utf-8", "surrogatepass")
     data = raw.lower()  # A-Z only: every byte stays where it was
     total = data.count(b"password")
@@ -172,7 +187,6 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
         return [], False
     opened = raw.count(b"<password>")
     if opened + raw.count(b"</password>") == total:
-        # every one is a <password> tag written just so (the usual file): that name, no attribute
         return (["password"] if opened else []), False
     names: set[bytes] = set()
     attributes = False

@@ -30,6 +30,8 @@ PIECES = (
     "<connector name=\"c\">tcp://h:1?password=url-nine</connector>",
     "<nested><mask-password>true</mask-password><inner><password>deep-ten</password></inner></nested>",
     "<password>secret-one</password>",  # the same value again: added once
+    "<name>caf\u00e9</name>",  # a text that is not ASCII: the counts are taken on its bytes
+    "<\u00e9-password>accented-eleven</\u00e9-password>",
 )
 
 
@@ -119,3 +121,24 @@ def test_plain_password_tags_are_counted_not_read_one_by_one(tmp_path, seed: int
     assert _values(str(path), True) == walked
     names = ["password"] if "<password>" in body else []
     assert redact._password_names(HEAD + body + TAIL) == (names, False)
+
+
+def test_a_secret_is_hidden_in_every_form_it_may_be_printed_in() -> None:
+    """``Secrets.add`` keeps each form a value may be printed in (one line, JSON with and without
+    ASCII escapes, a repr), the first label for each, whatever the value: plain printable ASCII
+    (one form) or not (quotes, backslashes, controls, line ends, non-ASCII)."""
+    from artemis_routing_cli.redact import Secrets, _json_forms, _one_line
+
+    rng = random.Random(11)
+    alphabet = ["a", "Z", "9", " ", "!", "#", "~", "[", "]", '"', "'", "\\", "\n", "\r", "\t", "\x7f", "é", "\u2028"]
+    added = Secrets()
+    expected: dict[str, str] = {}
+    for n in range(4000):
+        value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+        label = f"<label {n % 7}>"
+        added.add(value, label)
+        stripped = value.strip()
+        for form in (_one_line(stripped), *_json_forms(stripped), repr(stripped)[1:-1]):
+            if form and form not in expected:
+                expected[form] = label
+    assert list(added.values.items()) == list(expected.items())

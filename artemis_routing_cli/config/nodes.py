@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import compress, count
 from operator import attrgetter
 
 from lxml import etree
@@ -160,9 +161,9 @@ class ChildFields(Mapping[str, FieldValue]):
             self._layout = layout if layout is not None else _layout(tags)
         # No node before ``_nest`` has child nodes: a name first written before it (or at it) is
         # written nowhere in an earlier subtree, so that child is the name's first descendant.
-        sizes = list(map(len, nodes))
-        # (the first size that is not 0 is first found at its own index)
-        self._nest = sizes.index(next(filter(None, sizes))) if any(sizes) else _FLAT
+        # Children are counted only up to the first node that has some: lxml counts them one by one,
+        # and <core>'s sections can hold tens of thousands.
+        self._nest = next(compress(count(), map(len, nodes)), _FLAT)
 
     def element(self, name: str) -> etree._Element | None:
         """The first child element called ``name`` (any namespace), or None."""

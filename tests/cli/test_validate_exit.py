@@ -71,3 +71,42 @@ def test_the_kept_model_is_out_of_the_collectors_sight() -> None:
     out = subprocess.run([sys.executable, "-c", FROZEN, str(SAMPLE)], capture_output=True, text=True, timeout=120,
                          cwd=REPO)
     assert out.stdout.split("\n")[-2].split() == ["0", "2", "False", "False", "False", "True"], out.stderr
+
+
+QUICK = """
+import atexit, sys
+atexit.register(lambda: print("clean-up ran", file=sys.stderr))
+sys.argv = ["arouter", "validate", "--no-settings", *ARGS]
+from artemis_routing_cli.cli import entry
+entry.WHICH()
+"""
+
+
+def _entry(which: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    code = QUICK.replace("ARGS", repr(list(args))).replace("WHICH", which)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def test_the_console_script_ends_validate_without_clean_up_and_with_every_byte(tmp_path: Path) -> None:
+    """``arouter`` (console_main) ends a validate run once stdout and stderr are flushed, without the
+    interpreter's clean-up; its output (here over a megabyte through a pipe) and status are main()'s."""
+    routers = "".join(f'<connection-router name="r{i}"><key-type>NOPE{i}</key-type></connection-router>'
+                      for i in range(4000))
+    bad = tmp_path / "broker.xml"
+    bad.write_text(SAMPLE.read_text(encoding="utf-8").replace("<connection-routers>", "<connection-routers>"
+                   + routers, 1), encoding="utf-8")
+    quick, usual = _entry("console_main", str(bad), cwd=tmp_path), _entry("main", str(bad), cwd=tmp_path)
+    assert "clean-up ran" in usual.stderr and "clean-up ran" not in quick.stderr
+    assert len(quick.stdout) > 1_000_000 and quick.stdout == usual.stdout
+    assert quick.returncode == usual.returncode == 1
+    quick, usual = _entry("console_main", str(tmp_path / "nothing.xml"), cwd=tmp_path), \
+        _entry("main", str(tmp_path / "nothing.xml"), cwd=tmp_path)
+    assert quick.returncode == usual.returncode == 2
+    assert quick.stderr.startswith("arouter: ") and quick.stderr == usual.stderr.replace("clean-up ran\n", "")
+
+
+def test_other_commands_keep_the_usual_exit(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", QUICK.replace('"validate", "--no-settings", *ARGS', '"--version"')
+                          .replace("WHICH", "console_main")], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
+    assert out.returncode == 0 and "clean-up ran" in out.stderr
