@@ -10,11 +10,9 @@ hidden always.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from json.encoder import encode_basestring, encode_basestring_ascii
 
 from lxml import etree
 
@@ -51,6 +49,9 @@ def _one_line(text: str) -> str:
 def _json_forms(value: str) -> tuple[str, str]:
     """``json.dumps(value)`` and ``json.dumps(value, ensure_ascii=False)`` without their quotes: for a
     str, json's own string encoders (C) called directly, without an encoder object made per call."""
+    import json  # (here: a plain secret, the usual one, never needs it)
+    from json.encoder import encode_basestring, encode_basestring_ascii
+
     if type(value) is not str:
         return json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]
     return encode_basestring_ascii(value)[1:-1], encode_basestring(value)[1:-1]

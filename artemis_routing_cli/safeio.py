@@ -11,7 +11,6 @@ position instead of a ``RecursionError`` or ``ValueError`` from the standard lib
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -155,6 +154,8 @@ def loads_json(text: str) -> Any:
         deep = _depth_error(text) if text.count("[") + text.count("{") > MAX_JSON_DEPTH else None
         if deep is not None:
             raise deep
+    import json  # (here: a validate of broker.xml alone never reads JSON)
+
     try:
         return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

@@ -50,3 +50,14 @@ def test_plain_router_filters_need_no_regex_parser(tmp_path: Path) -> None:
     odd.write_text(SAMPLE.read_text(encoding="utf-8").replace("<key-filter>", "<key-filter>(?=x)", 1),
                    encoding="utf-8")
     assert _loaded(odd, *parser) == sorted(parser)
+
+
+def test_broker_xml_alone_needs_no_json_or_decimal(tmp_path: Path) -> None:
+    """A broker.xml with a finding (a plain pool password, a secret to hide) and divert filters:
+    neither the json package (JSON is read from files other than broker.xml, and only an unusual
+    secret needs JSON's escaping) nor decimal (a filter printing a double) is imported."""
+    with_findings = tmp_path / "broker.xml"
+    with_findings.write_text(SAMPLE.read_text(encoding="utf-8").replace("ENC(-5a2376c61c668aaf)", "plain-one", 1),
+                             encoding="utf-8")
+    assert _loaded(SAMPLE, "json", "decimal") == []
+    assert _loaded(with_findings, "json", "decimal") == []

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 
 from ...javastr import bounded_int
 from ..values import (
@@ -340,6 +339,8 @@ def _shortest(value: float, text: str) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0.0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    from decimal import Decimal  # (here: most filters print no double)
+
     sign, digit_tuple, exp = Decimal(text).as_tuple()
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     exponent = len(digit_tuple) + int(exp)
