@@ -60,6 +60,10 @@ _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _ASCII_ALLOWED = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])  # the ASCII characters _FORBIDDEN lets through
 _ENTITY_DECL = re.compile(r"<!ENTITY", re.IGNORECASE)
 _CDATA = "<![CDATA["
+# Literals looked for in a whole text with the regex engine's search: on a large text it is quicker
+# than ``in`` for a needle of several characters.
+_CDATA_SEARCH = re.compile(re.escape(_CDATA))
+_INCLUDE = re.compile("include")
 _CHAR_REF = re.compile("&#")  # (the regex engine's literal search: quicker than ``in`` on a large text)
 
 
@@ -281,7 +285,9 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
         display, data = read_source(path, stdin_bytes)
         base_dir = None
     text = decode(data, display)
-    substituted, reps = substitute(text, lookup, file=display)
+    # (a text with no "${" is its own substitution: nothing to look for again below)
+    opened = has_opening(text)
+    substituted, reps = substitute(text, lookup, file=display) if opened else (text, [])
     where = _positions_of(text, [r.offset for r in reps])
     replacements = [(display, line, column, r) for (line, column), r in zip(where, reps, strict=True)]
     tree = parse_text(substituted, display)
@@ -291,16 +297,16 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     relative: list[RelativeInclude] = []
     # The scans below look for a rare character first (a one-character search runs at memchr's pace;
     # a longer needle is checked at every position): most files then need no second look.
-    has_cdata = ["[" in substituted and _CDATA in substituted]
-    if "include" in substituted:  # an <xi:include> (its name cannot come from a reference): read relative to the file
+    has_cdata = ["[" in substituted and _CDATA_SEARCH.search(substituted) is not None]
+    if _INCLUDE.search(substituted) is not None:  # an <xi:include> (its name cannot come from a reference)
         if base_dir is None:
             base_dir = base_directory(path)
         _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display], relative,
                          has_cdata, [0], options.source)
     # Without included files, a "${" in the tree needs one in the text, a character reference
     # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
-    if (included or has_opening(substituted) or ("#" in substituted and _CHAR_REF.search(substituted))
-            or has_cdata[0]):
+    if (included or (opened and has_opening(substituted))
+            or ("#" in substituted and _CHAR_REF.search(substituted)) or has_cdata[0]):
         _substitute_nodes(root, lookup, locator, replacements)
     else:
         locator.verbatim_text = substituted

@@ -126,7 +126,8 @@ class Locator:
         # the main file's text when the tree says exactly what it does (no include, no second
         # substitution pass, no CDATA section): set by the loader
         self.verbatim_text: str | None = None
-        self._lines: dict[str, list[str]] = {main_file: _lines(main_text)}
+        self._texts: dict[str, str] = {main_file: main_text}  # split into lines when a position is first asked
+        self._lines: dict[str, list[str]] = {}
         # lxml keeps one proxy per node while a Python reference exists, so holding the
         # elements here keeps identity lookups valid.
         self._origin: dict[etree._Element, str] = {}
@@ -135,7 +136,8 @@ class Locator:
         self.text_includes: list[tuple[str, str]] = []  # (file, text) of each <xi:include parse="text">
 
     def add_file(self, display: str, text: str) -> None:
-        self._lines[display] = _lines(text)
+        self._texts[display] = text
+        self._lines.pop(display, None)
 
     def mark(self, root: etree._Element, display: str) -> None:
         """Record that ``root`` and everything below it came from file ``display``."""
@@ -150,8 +152,17 @@ class Locator:
     def file_of(self, el: etree._Element) -> str:
         return self._origin.get(el, self.main_file) if self._origin else self.main_file
 
+    def _lines_of(self, file: str) -> list[str] | None:
+        lines = self._lines.get(file)
+        if lines is None:
+            text = self._texts.get(file)
+            if text is None:
+                return None
+            lines = self._lines[file] = _lines(text)
+        return lines
+
     def line_text(self, file: str, line: int) -> str:
-        lines = self._lines.get(file, [])
+        lines = self._lines_of(file) or []
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def locate(self, el: etree._Element) -> Pos:
@@ -164,6 +175,8 @@ class Locator:
         file = self._origin.get(el, self.main_file) if self._origin else self.main_file
         line = el.sourceline or 1
         lines = self._lines.get(file)
+        if lines is None:
+            lines = self._lines_of(file)
         text = lines[line - 1] if lines is not None and 0 < line <= len(lines) else ""
         column = 1
         if text:
