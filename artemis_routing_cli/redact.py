@@ -25,6 +25,11 @@ _DOUBLE_QUOTED = re.compile(r"(?!)()|\"([^\"\n]*)\"")  # group 2, as in _QUOTED
 _URL_PASSWORD = re.compile(r"(?i)[a-z]*password=([^;&\s<>\"']+)")
 # Printable ASCII but quotes and backslash: JSON, a repr and one line print it unchanged.
 _PLAIN_SECRET = re.compile(r"[ !#-&(-\[\]-~]+")
+# A <password> element's text as written between its tags (see _plain_password_texts); markup that
+# is no element; the XML declaration (a processing instruction in form only).
+_PASSWORD_TEXT = re.compile(r"<password>([^<&\r]*)</password>")
+_MARKUP = re.compile(r"<[!?]")
+_DECLARATION = re.compile(r"\s*<\?xml\s[^>]*\?>")
 _URL_PASSWORD_START = re.compile("assword=")  # a literal: the regex engine's search for it is quick
 # Secrets shorter than this are hidden only where a quote is exactly them ('1', 'NIO' are common).
 _MIN_ANYWHERE = 6
@@ -163,11 +168,12 @@ class Secrets:
         return out
 
 
-def _password_names(text: str) -> tuple[list[str], bool] | None:
+def _password_names(text: str) -> tuple[list[str], bool, int] | None:
     """The local names holding "password" of the elements of a tree parsed from ``text`` alone
     (no character reference, CDATA section or second substitution pass), and whether some
-    attribute's name may hold it; None when some element's text may hold a URL password: then
-    every element is read.
+    attribute's name may hold it, and how many ``<password>`` tags there are when every "password"
+    is in one of those or their end tags written just so (else -1); None when some element's text
+    may hold a URL password: then every element is read.
 
     A name is written as it is (no reference can make one), and no character but A-Z lower-cases
     to one of "password"'s letters, so the ASCII-lowered bytes show every such name."""
@@ -176,19 +182,19 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
     if text.isascii():  # (known without reading the text) the counts need no copy of it as bytes
         total = text.lower().count("password")
         if not total:
-            return [], False
+            return [], False, 0
         opened = text.count("<password>")
         if opened + text.count("</password>") == total:
             # every one is a <password> tag written just so (the usual file): that name, no attribute
-            return (["password"] if opened else []), False
+            return (["password"] if opened else []), False, opened
     raw = text.encode("utf-8", "surrogatepass")
     data = raw.lower()  # A-Z only: every byte stays where it was
     total = data.count(b"password")
     if not total:
-        return [], False
+        return [], False, 0
     opened = raw.count(b"<password>")
     if opened + raw.count(b"</password>") == total:
-        return (["password"] if opened else []), False
+        return (["password"] if opened else []), False, opened
     names: set[bytes] = set()
     attributes = False
     end = 0
@@ -207,7 +213,45 @@ def _password_names(text: str) -> tuple[list[str], bool] | None:
         end = stop
         at = data.find(b"password", end)
     locals_ = {name.decode("utf-8", "surrogatepass").rpartition(":")[2] for name in names}
-    return sorted(local for local in locals_ if "password" in local.lower()), attributes
+    return sorted(local for local in locals_ if "password" in local.lower()), attributes, -1
+
+
+def _plain_password_texts(text: str, tags: int) -> list[str | None] | None:
+    """``[el.text for el in tree.iter("{*}password")]`` for a tree parsed from ``text`` alone whose
+    every "password" is in one of its ``tags`` ``<password>`` tags or their end tags, written just so
+    (see :func:`_password_names`), read from the text: each element's text is what lies between its
+    two tags when that holds no ``<`` (a child or a comment), no ``&`` (a reference) and no CR (libxml2
+    reads CRLF as LF). None when some element's text is not so, or a comment, processing instruction
+    or DOCTYPE may hold one of the tags (they are no elements)."""
+    if _MARKUP.search(text) is not None and _markup_holds_password(text):
+        return None
+    found = _PASSWORD_TEXT.findall(text)
+    if len(found) != tags:
+        return None
+    return [value or None for value in found]  # lxml's text of an empty element is None
+
+
+def _markup_holds_password(text: str) -> bool:
+    """Whether a comment or processing instruction of ``text`` (after its XML declaration) may hold
+    "password", or ``text`` has some other ``<!`` markup (a DOCTYPE)."""
+    start = 0
+    declaration = _DECLARATION.match(text)
+    if declaration is not None:
+        start = declaration.end()
+    while True:
+        found = _MARKUP.search(text, start)
+        if found is None:
+            return False
+        at = found.start()
+        if text.startswith("<!--", at):
+            end = text.find("-->", at + 4)
+        elif text.startswith("<?", at):
+            end = text.find("?>", at + 2)
+        else:
+            return True  # a DOCTYPE (a CDATA section makes the text not the tree's: never here)
+        if end < 0 or "password" in text[at:end].lower():
+            return True
+        start = end
 
 
 def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], included_texts: Iterable[tuple[str, str]],
@@ -220,8 +264,12 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
     lets the password elements be found without a Python object per element."""
     secrets = secrets if secrets is not None else Secrets()
     found = None if has_includes or main_text is None else _password_names(main_text)
-    names, attributes = found if found is not None else ([], True)
-    if found is None:
+    names, attributes, tags = found if found is not None else ([], True, -1)
+    texts = _plain_password_texts(main_text, tags) if tags > 0 and main_text is not None else None
+    if texts is not None:  # the <password> elements' texts, in document order, read from the text
+        for text in texts:
+            secrets.add(text, "<password hidden>")
+    elif found is None:
         for el in root.iter(etree.Element):
             local = el.tag.rpartition("}")[2]  # the local name, without QName's object per element
             text = el.text

@@ -30,7 +30,9 @@ PIECES = (
     "<connector name=\"c\">tcp://h:1?password=url-nine</connector>",
     "<nested><mask-password>true</mask-password><inner><password>deep-ten</password></inner></nested>",
     "<password>secret-one</password>",  # the same value again: added once
-    "<name>caf\u00e9</name>",  # a text that is not ASCII: the counts are taken on its bytes
+    "<name>caf\u00e9</name>",
+    "<!-- <password>in-a-comment-twelve</password> -->",
+    "<password>cr\r\nlf-thirteen</password>",  # a text that is not ASCII: the counts are taken on its bytes
     "<\u00e9-password>accented-eleven</\u00e9-password>",
 )
 
@@ -120,7 +122,7 @@ def test_plain_password_tags_are_counted_not_read_one_by_one(tmp_path, seed: int
     monkeypatch.setattr(redact, "_NAME_REST", Unread())
     assert _values(str(path), True) == walked
     names = ["password"] if "<password>" in body else []
-    assert redact._password_names(HEAD + body + TAIL) == (names, False)
+    assert redact._password_names(HEAD + body + TAIL) == (names, False, body.count("<password>"))
 
 
 def test_a_secret_is_hidden_in_every_form_it_may_be_printed_in() -> None:
@@ -142,3 +144,42 @@ def test_a_secret_is_hidden_in_every_form_it_may_be_printed_in() -> None:
             if form and form not in expected:
                 expected[form] = label
     assert list(added.values.items()) == list(expected.items())
+
+
+PLAIN_TAGS = (
+    "<password>p-one</password>", "<password></password>", "<password>  spaced  </password>",
+    "<name>x</name>", "<!-- a comment -->", "<?pi no secret?>", "<nested><password>deep-two</password></nested>",
+    "<password>a>b</password>",
+)
+ODD_TAGS = (
+    "<!-- <password>in-a-comment</password> -->",  # no element: not a secret
+    "<?pi <password>in-a-pi</password>?>",
+    "<password>cr\r\nlf</password>",  # libxml2 reads CRLF as LF
+    "<password>a&amp;b</password>",  # a reference
+    "<password>x<!-- c -->y</password>",  # the element's text ends at the comment
+    "<password>x<inner/>y</password>",
+)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_password_texts_read_from_the_text_are_the_elements_texts(tmp_path, seed: int) -> None:
+    """Where every "password" is a ``<password>`` tag written just so, the secrets are read from the
+    text between the tags; what is no element text (comments, processing instructions) or not the
+    text as written (CRLF, references, children) sends the file to lxml's walk: the same secrets,
+    labels and order either way."""
+    from artemis_routing_cli import redact
+
+    rng = random.Random(seed)
+    pieces = PLAIN_TAGS + (ODD_TAGS if seed % 2 else ())
+    body = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+    text = '<?xml version="1.0"?>\n' + HEAD + body + TAIL
+    path = tmp_path / "broker.xml"
+    path.write_bytes(text.encode("utf-8"))
+    assert _values(str(path), True) == _values(str(path), False)
+    doc = load_document(str(path), LoadOptions({}, {}, None))
+    if seed % 2 == 0 and doc.locator.verbatim_text is not None and "<password>" in body:
+        # only plain tags: the texts come from the text, not from the tree
+        found = redact._password_names(doc.locator.verbatim_text)
+        assert found is not None
+        texts = redact._plain_password_texts(doc.locator.verbatim_text, found[2])
+        assert texts == [el.text for el in doc.root.iter("{*}password")]
