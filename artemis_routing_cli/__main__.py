@@ -1,5 +1,5 @@
 """``python -m artemis_routing_cli`` is ``arouter``."""
 
-from .cli.entry import console_main
+from .cli.entry import main
 
-console_main()
+main()

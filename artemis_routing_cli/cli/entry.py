@@ -14,18 +14,8 @@ from ..errors import ArouterError
 
 
 def main() -> None:
-    _main(quick_exit=False)
-
-
-def console_main() -> None:
-    """``arouter`` as installed (and ``python -m artemis_routing_cli``): :func:`main`, but a
-    ``validate`` run ends the process at once once its output is flushed (:func:`quick_exit`)."""
-    _main(quick_exit=True)
-
-
-def _main(*, quick_exit: bool) -> None:
     try:
-        _dispatch(sys.argv[1:], quick_exit)
+        _dispatch(sys.argv[1:])
     except ArouterError as err:
         print(f"arouter: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
@@ -39,7 +29,7 @@ def _main(*, quick_exit: bool) -> None:
         sys.exit(3)
 
 
-def _dispatch(argv: list[str], quick_exit: bool = False) -> None:
+def _dispatch(argv: list[str]) -> None:
     if argv == ["--version"]:
         from .. import __version__
 
@@ -55,8 +45,6 @@ def _dispatch(argv: list[str], quick_exit: bool = False) -> None:
             held: list[object] = []
             code = run_validate(opts, keep=held)
             never_free(held)
-            if quick_exit:
-                exit_now(code)
             sys.exit(code)
     import typer.main
 
@@ -77,17 +65,3 @@ def never_free(objects: list[object]) -> None:
 
     objects.append(objects)
     gc.freeze()
-
-
-def exit_now(code: int) -> None:
-    """End the process with ``code`` once stdout and stderr are flushed, without the interpreter's
-    clean-up: at the end of a validate run that is freeing every module's memos and tables (a large
-    file's URLs, layouts, filters), a tenth of a second's work for nothing. validate writes its
-    report files whole and closes them before it returns, starts no thread and registers no exit
-    handler. When a flush fails (a closed pipe), the interpreter's own exit takes over as before."""
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:  # noqa: BLE001 (whatever it is, the usual exit reports it as it always did)
-        sys.exit(code)
-    os._exit(code)
