@@ -135,7 +135,8 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
     diags: list[Diagnostic] = []
     from .config.schema import check_schema
 
-    diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of))
+    diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of,
+                              text=None if doc.locator.has_includes else doc.locator.text_of(doc.locator.main_file)))
     diags.extend(run_rules(config))
     raw = ordered(diags)
     found = diags

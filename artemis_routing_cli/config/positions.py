@@ -152,6 +152,10 @@ class Locator:
     def file_of(self, el: etree._Element) -> str:
         return self._origin.get(el, self.main_file) if self._origin else self.main_file
 
+    def text_of(self, file: str) -> str | None:
+        """The text ``file``'s elements were parsed from (the main file's after substitution)."""
+        return self._texts.get(file)
+
     def _lines_of(self, file: str) -> list[str] | None:
         lines = self._lines.get(file)
         if lines is None:

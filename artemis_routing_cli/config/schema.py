@@ -307,12 +307,15 @@ def _models() -> ModelIndex:
 
 @gc_paused()
 def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
-                 file_of: Callable[[etree._Element], str] | None = None) -> list[Diagnostic]:
+                 file_of: Callable[[etree._Element], str] | None = None, *,
+                 text: str | None = None) -> list[Diagnostic]:
     """Validate the judged sections of ``core`` (``<core xmlns="urn:activemq:core">``).
 
     ``core`` must already be ``${}``-substituted and XIncluded. Returns the problems sorted by
     position; an empty list means the broker's schema accepts these sections. ``file_of`` (the
-    loader's ``Locator.file_of``) is a fast way to tell which file an element came from.
+    loader's ``Locator.file_of``) is a fast way to tell which file an element came from. ``text``:
+    the text every element of the tree was parsed from (no XInclude), which tells at a glance that
+    no element is crowded (:func:`may_be_crowded`).
     """
     if file_of is None:
         def file_of(el: etree._Element) -> str:
@@ -322,12 +325,15 @@ def check_schema(core: etree._Element, locate: Callable[[etree._Element], Pos],
     for problem in duplicate_sections(core, locate):
         diagnostics.append(_diagnostic(problem.rule, problem.element, problem.message, problem.hint, locate))
     prefix = f"{{{CORE_NS}}}"
+    crowded_anywhere: bool | None = None  # worked out for the first section judged
     for section in core:
         tag = section.tag
         if not isinstance(tag, str) or not tag.startswith(prefix):
             continue  # a comment, a processing instruction, or another namespace
         if tag[len(prefix):] in JUDGED_SECTIONS:
-            diagnostics.extend(_check_section(section, locate, file_of))
+            if crowded_anywhere is None:
+                crowded_anywhere = text is None or may_be_crowded(text)
+            diagnostics.extend(_check_section(section, locate, file_of, crowded_anywhere))
     for problem in id_problems(core, locate):
         diagnostics.append(_diagnostic(problem.rule, problem.element, problem.message, problem.hint, locate))
     return sorted(set(diagnostics), key=lambda d: (*d.sort_key(), d.message))
@@ -349,11 +355,28 @@ def crowded_section(section: etree._Element) -> bool:
     return bool(_CROWDED(section))
 
 
+# Every byte but '<' and '=': what is left of a text is its start tags' '=' signs between the '<'s.
+_NOT_TAG_OR_EQUALS = bytes(b for b in range(256) if b not in b"<=")
+_CROWDED_EQUALS = b"=" * (MAX_FINDINGS_PER_ELEMENT + 1)
+
+
+def may_be_crowded(text: str) -> bool:
+    """False when no element of a tree parsed from ``text`` alone has more than
+    MAX_FINDINGS_PER_ELEMENT attributes: each attribute is written with an '=' in its start tag,
+    and a start tag holds no '<' (an attribute value cannot), so an element's attributes are at
+    most the '=' signs between one '<' and the next. (Namespace declarations and '=' in other
+    text only make it look more often.) Two passes in C over the text, where the XPath of
+    :func:`crowded_section` visits every element of every section."""
+    # (in UTF-8 no '<' or '=' byte lies inside a character)
+    marks = text.encode("utf-8", "surrogatepass").translate(None, _NOT_TAG_OR_EQUALS)
+    return _CROWDED_EQUALS in marks
+
+
 def _check_section(section: etree._Element, locate: Callable[[etree._Element], Pos],
-                   file_of: Callable[[etree._Element], str]) -> list[Diagnostic]:
+                   file_of: Callable[[etree._Element], str], crowded_anywhere: bool = True) -> list[Diagnostic]:
     schema = compiled_schema()
     may_include = _may_include(file_of)
-    crowded = crowded_section(section)
+    crowded = crowded_anywhere and crowded_section(section)
     if not may_include and not crowded and schema.validate(section):
         # lxml validates an element as the root of a temporary document that shares its subtree,
         # which is what validating a copy does; the copy (which explanations need) only on failure.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from artemis_routing_cli.diagnostics import Severity
+from tests.conftest import broker_xml
 from tests.schema.schema_support import brief, check_fragment
 
 ROUTER = """<connection-routers>
@@ -455,3 +456,43 @@ def test_id_names_of_large_sections_as_of_small_ones(extra: str, monkeypatch: py
     if walked is not None:
         assert walked == queried
     assert queried == sorted(el.get("name", "") for el in schema_ids._ID_NAMES(core))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_text_with_no_crowded_start_tag_has_no_crowded_element(seed: int) -> None:
+    """``may_be_crowded`` (the text's '=' signs between one '<' and the next) is never False where
+    some element has more attributes than are listed; and a file with one is still reported whole."""
+    import random
+
+    from lxml import etree
+
+    from artemis_routing_cli.config.schema import MAX_FINDINGS_PER_ELEMENT, crowded_section, may_be_crowded
+
+    rng = random.Random(seed)
+    elements = []
+    for i in range(rng.randint(1, 6)):
+        attrs = []
+        for j in range(rng.choice([0, 1, 49, 50, 51, 52, 80])):
+            value = rng.choice(["1", "a=b", "x>y", "&#61;", "&lt;", "\u00e9"])
+            space = rng.choice(["", " ", "\n  "])
+            name = f"p:a{j}" if rng.random() < 0.2 else f"a{j}"
+            attrs.append(f' {name}{space}={space}"{value}"')
+        decls = "".join(f' xmlns:n{k}="urn:n{k}"' for k in range(rng.choice([0, 0, 30])))
+        elements.append(f'<divert name="d{i}"{decls}{"".join(attrs)}><address>a=b</address></divert>')
+    text = f'<diverts xmlns="urn:activemq:core" xmlns:p="urn:p">{"".join(elements)}</diverts>'
+    section = etree.fromstring(text)
+    crowded = any(len(el.attrib) > MAX_FINDINGS_PER_ELEMENT for el in section.iter(etree.Element))
+    assert crowded_section(section) is crowded
+    if crowded:
+        assert may_be_crowded(text)
+
+
+def test_a_crowded_element_is_still_reported_from_a_file(tmp_path) -> None:
+    from artemis_routing_cli.linting import lint_path
+
+    attrs = "".join(f' a{i}="1"' for i in range(60))
+    path = tmp_path / "broker.xml"
+    path.write_text(broker_xml(DIVERT.format(body="    <address>a</address><forwarding-address>b</forwarding-address>")
+                               .replace('<divert name="d1">', f'<divert name="d1"{attrs}>')), encoding="utf-8")
+    report = lint_path(str(path))
+    assert any(d.rule == "AR104" and "61 attributes" in d.message for d in report.diagnostics)
