@@ -294,8 +294,12 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     relative: list[RelativeInclude] = []
     # The scans below look for a rare character first (a one-character search runs at memchr's pace;
     # a longer needle is checked at every position): most files then need no second look.
-    has_cdata = ["[" in substituted and _CDATA in substituted]
-    if _INCLUDE.search(substituted) is not None:  # an <xi:include> (its name cannot come from a reference)
+    # (a CDATA section and a comment both start "<!")
+    has_cdata = ["!" in substituted and "[" in substituted and _CDATA in substituted]
+    char_refs = "#" in substituted and _CHAR_REF.search(substituted) is not None
+    # An <xi:include> is an element called "include" (a name is written as it is) in XInclude's
+    # namespace, whose URI holds an "X" or a character reference standing for it (no DTD is read).
+    if ("X" in substituted or char_refs) and _INCLUDE.search(substituted) is not None:
         if base_dir is None:
             base_dir = base_directory(path)
         _expand_includes(root, base_dir, display, locator, lookup, replacements, included, [display], relative,
@@ -303,7 +307,7 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     # Without included files, a "${" in the tree needs one in the text, a character reference
     # (&#36;) or a CDATA section next to a "{": none of them, nothing for the second pass to do.
     if (included or (opened and has_opening(substituted))
-            or ("#" in substituted and _CHAR_REF.search(substituted)) or has_cdata[0]):
+            or char_refs or has_cdata[0]):
         _substitute_nodes(root, lookup, locator, replacements)
     else:
         locator.verbatim_text = substituted

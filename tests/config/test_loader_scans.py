@@ -127,3 +127,26 @@ def test_has_opening_is_the_plain_search(text: str) -> None:
 
     assert has_opening(text) is ("${" in text)
     assert has_opening(text * 3) is ("${" in text * 3)
+
+
+@pytest.mark.parametrize("uri", ["http://www.w3.org/2001/XInclude", "http://www.w3.org/2001/&#88;Include",
+                                 "http://www.w3.org/2001/&#x58;Include", "&#104;ttp://www.w3.org/2001/XInclude"])
+def test_an_include_is_expanded_however_its_namespace_is_written(tmp_path: Path, uri: str) -> None:
+    """The include is looked for where XInclude's namespace may be written: an "X" in the text, or
+    a character reference that may stand for one (the loader skips the walk otherwise)."""
+    (tmp_path / "routers.xml").write_text('<connection-routers xmlns="urn:activemq:core"><connection-router '
+                                          'name="inc"/></connection-routers>', encoding="utf-8")
+    main = tmp_path / "broker.xml"
+    main.write_text(f'<configuration xmlns="urn:activemq" xmlns:xi="{uri}"><core xmlns="urn:activemq:core">'
+                    '<xi:include href="routers.xml"/></core></configuration>', encoding="utf-8")
+    doc = load_document(str(main), LoadOptions(environ={}))
+    assert [el.get("name") for el in doc.core.iter(f"{{{CORE}}}connection-router")] == ["inc"]
+    assert doc.included
+
+
+def test_a_text_without_an_x_or_a_reference_has_no_include(tmp_path: Path) -> None:
+    main = tmp_path / "broker.xml"
+    main.write_text('<configuration xmlns="urn:activemq" xmlns:xi="urn:not-xinclude"><core xmlns="urn:activemq:core">'
+                    '<xi:include href="routers.xml"/></core></configuration>', encoding="utf-8")
+    doc = load_document(str(main), LoadOptions(environ={}))
+    assert not doc.included and next(doc.core.iter("{urn:not-xinclude}include")) is not None
