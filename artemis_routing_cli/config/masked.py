@@ -256,6 +256,27 @@ def _decodes(masked: str, key: bytes) -> bool:
     return _padding(decrypt_block(data[-8:])) > 0
 
 
+NOT_HEXADECIMAL = "not hexadecimal"
+NOT_PADDED = "not padded"
+
+
+def decoding_failure(masked: str, key: bytes = DEFAULT_KEY) -> str | None:
+    """Why the default codec's two-way algorithm cannot decode ``masked``: NOT_HEXADECIMAL where
+    ``new BigInteger`` throws, NOT_PADDED where the key is refused or the value does not decrypt to
+    padded bytes; None where it decodes. In one reading of the value, remembering nothing: for a
+    caller that remembers its own answers (``blowfish_decodes`` and ``is_hex_big_integer`` together)."""
+    data = hex_big_integer_bytes(masked)
+    if data is None:
+        return NOT_HEXADECIMAL
+    decrypt_block = _cipher(key)
+    if decrypt_block is None:
+        return NOT_PADDED
+    last = data[-8:]  # the padding is in the last block (see _decodes); zero bytes lead a short value
+    if len(last) < 8:
+        last = bytes(8 - len(last)) + last
+    return None if _padding(decrypt_block(last)) else NOT_PADDED
+
+
 def codec_key(codec: str, properties: Mapping[str, str], environ: Mapping[str, str]) -> bytes | str:
     """The Blowfish key the default codec uses, or why the broker cannot decode (a text).
 
