@@ -53,7 +53,11 @@ _QUANTIFIER = r"(?:[*+?]|\{[0-9]{1,4}(?:,[0-9]{0,4})?\})\??"
 _FLAGS = r"\?[imsd]*(?:-[imsd]*)?"
 # Every item, ``(``, ``(?:``, ``(?i:`` and ``)`` (the only one of them a quantifier may follow), a
 # flag group such as ``(?i)``, ``|``, ``^``, ``$``.
-_PLAIN = re.compile(rf"(?:(?:{_LITERAL}|{_ESCAPE}|\.|{_CLASS}|\))(?:{_QUANTIFIER})?|\((?:{_FLAGS}[:)])?|[|^$])*")
+# Literals are taken a run at a time (a quantifier after the run binds to its last one: the same
+# patterns match); a run ends before a quantifier or a character that is no literal, so that no shorter
+# run matches too (a failing match does not try the ways to split a run).
+_PLAIN = re.compile(rf"(?:{_LITERAL}+(?:{_QUANTIFIER}|(?!{_LITERAL}))|(?:{_ESCAPE}|\.|{_CLASS}|\))(?:{_QUANTIFIER})?"
+                    rf"|\((?:{_FLAGS}[:)])?|[|^$])*")
 # In a pattern of that grammar, everything but the parentheses of groups.
 _NOT_GROUP = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|[^()\\[]+")
 _DEPTH = 4
@@ -67,20 +71,38 @@ _SHORTHAND = re.compile(r"\\([dDsSwW])|\\.")
 _MAX_LENGTH = 1024
 
 
+def _one_pair(pattern: str) -> bool:
+    """Whether ``pattern`` (of the grammar) certainly has one pair of group parentheses, seen without
+    taking its escapes and classes out: it has neither, one '(' and after it one ')'."""
+    return ("\\" not in pattern and "[" not in pattern and pattern.count("(") == 1 and pattern.count(")") == 1
+            and pattern.find("(") < pattern.find(")"))
+
+
+def _range_backwards(pattern: str) -> bool:
+    """Whether a class of ``pattern`` (of the grammar) has a range whose ends are out of order."""
+    for chars in _CLASSES.findall(pattern):
+        for low, high in _RANGE_ENDS.findall(chars):
+            if low > high:
+                return True
+    return False
+
+
 def plain_notes(pattern: str) -> tuple[str, ...] | None:
     """For a pattern of the plain subset, its portability notes but those on ``.`` and ``$``, as
     the full parse lists them (Java compiles it); None for any other pattern (not known)."""
     if len(pattern) > _MAX_LENGTH or _PLAIN.fullmatch(pattern) is None:
         return None
-    if "(" in pattern or ")" in pattern:
+    if ("(" in pattern or ")" in pattern) and not _one_pair(pattern):
         groups = _NOT_GROUP.sub("", pattern)
         for _ in range(_DEPTH):  # each pass takes away the innermost pairs
             groups = groups.replace("()", "")
         if groups:
             return None  # unbalanced, or nested deeper than _DEPTH
     if "-" in pattern and "[" in pattern:
-        for chars in _CLASSES.findall(pattern):
-            if any(low > high for low, high in _RANGE_ENDS.findall(chars)):
+        # every range of a class is among these (a class's letter-hyphen-letter is a range), perhaps
+        # with text outside a class (looked at again class by class, where one is out of order)
+        for low, high in _RANGE_ENDS.findall(pattern):
+            if low > high and _range_backwards(pattern):
                 return None
     if "," in pattern and any(int(low) > int(high) for low, high in _COUNTED.findall(pattern)):
         return None
