@@ -37,9 +37,9 @@ def _library() -> object | None:
         except (OSError, AttributeError):
             continue
         set_key.argtypes = (ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
-        set_key.restype = None
-        ecb.argtypes = (ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
-        ecb.restype = None
+        set_key.restype = ecb.restype = None
+        # BF_ecb_encrypt is given no argtypes (converting by them takes as long as the call): it is only
+        # called below, with a bytes object (char *), two ctypes buffers (pointers) and an int
         return lib
     return None
 
@@ -58,7 +58,7 @@ def block_decrypter(key: bytes) -> BlockDecrypter | None:
     out = ctypes.create_string_buffer(8)  # one per key: the GIL is held across the call (PyDLL)
 
     def decrypt_block(block: bytes) -> bytes:
-        if len(block) != 8:
+        if type(block) is not bytes or len(block) != 8:
             raise ValueError("a Blowfish block is 8 bytes")
         ecb(block, out, schedule, _BF_DECRYPT)
         return out.raw

@@ -46,7 +46,7 @@ def test_both_engines_decrypt_every_block_alike_under_every_key_length() -> None
 def test_the_quick_engine_takes_only_whole_blocks() -> None:
     quick = libcrypto_bf.block_decrypter(b"clusterpassword")
     assert quick is not None
-    for wrong in (b"", b"1234567", b"123456789"):
+    for wrong in (b"", b"1234567", b"123456789", bytearray(8), "12345678"):
         with pytest.raises(ValueError):
             quick(wrong)
 
