@@ -61,6 +61,8 @@ _PLAIN = re.compile(rf"(?:{_LITERAL}+(?:{_QUANTIFIER}|(?!{_LITERAL}))|(?:{_ESCAP
 # In a pattern of that grammar, everything but the parentheses of groups.
 _NOT_GROUP = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|[^()\\[]+")
 _DEPTH = 4
+# A pattern whose parentheses are certainly one pair of a group: no escape or class, one '(' and after it one ')'.
+_ONE_PAIR = re.compile(r"[^()\\\[]*\([^()\\\[]*\)[^()\\\[]*")
 # What the grammar cannot check: a range's ends in order (in each class), a counted quantifier's
 # bounds in order (looked for anywhere: a find in a class only sends the pattern to the full parser).
 _CLASSES = re.compile(r"\\.|(\[(?:\\.|[^\]\\])*\])")
@@ -69,13 +71,6 @@ _COUNTED = re.compile(r"\{([0-9]+),([0-9]+)\}")
 # The shorthand escapes, each escape read as one (so that ``\\\\d`` is no ``\\d``).
 _SHORTHAND = re.compile(r"\\([dDsSwW])|\\.")
 _MAX_LENGTH = 1024
-
-
-def _one_pair(pattern: str) -> bool:
-    """Whether ``pattern`` (of the grammar) certainly has one pair of group parentheses, seen without
-    taking its escapes and classes out: it has neither, one '(' and after it one ')'."""
-    return ("\\" not in pattern and "[" not in pattern and pattern.count("(") == 1 and pattern.count(")") == 1
-            and pattern.find("(") < pattern.find(")"))
 
 
 def _range_backwards(pattern: str) -> bool:
@@ -92,7 +87,7 @@ def plain_notes(pattern: str) -> tuple[str, ...] | None:
     the full parse lists them (Java compiles it); None for any other pattern (not known)."""
     if len(pattern) > _MAX_LENGTH or _PLAIN.fullmatch(pattern) is None:
         return None
-    if ("(" in pattern or ")" in pattern) and not _one_pair(pattern):
+    if ("(" in pattern or ")" in pattern) and _ONE_PAIR.fullmatch(pattern) is None:
         groups = _NOT_GROUP.sub("", pattern)
         for _ in range(_DEPTH):  # each pass takes away the innermost pairs
             groups = groups.replace("()", "")

@@ -1,7 +1,7 @@
 """jregex/plain.py's quick steps answer as the steps they stand in for.
 
 ``plain_notes`` reads runs of literals at once, tells a pattern with one pair of parentheses (and no
-escape or class) balanced by counting, and looks at ranges class by class only where one in the
+escape or class) balanced in one match, and looks at ranges class by class only where one in the
 whole pattern is out of order. ``_reference`` below is the plain answer without those steps (one
 literal at a time, every pattern's parentheses paired by taking the rest out, every class looked
 at); both must give the same answer on every input (that answer equals the full parser's:
