@@ -55,11 +55,12 @@ def block_decrypter(key: bytes) -> BlockDecrypter | None:
     schedule = ctypes.create_string_buffer(_KEY_SIZE)
     lib.BF_set_key(schedule, len(key), key)  # type: ignore[attr-defined]
     ecb = lib.BF_ecb_encrypt  # type: ignore[attr-defined]
-    out = ctypes.create_string_buffer(8)  # one per key: the GIL is held across the call (PyDLL)
+    out_type = ctypes.c_char * 8
 
     def decrypt_block(block: bytes) -> bytes:
         if type(block) is not bytes or len(block) != 8:
             raise ValueError("a Blowfish block is 8 bytes")
+        out = out_type()  # one per call: another thread may decrypt between the call and the read
         ecb(block, out, schedule, _BF_DECRYPT)
         return out.raw
 

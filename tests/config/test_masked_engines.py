@@ -4,6 +4,8 @@ which stays the reference and the fallback where libcrypto cannot be loaded."""
 from __future__ import annotations
 
 import random
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,33 @@ def test_both_engines_decrypt_every_block_alike_under_every_key_length() -> None
             for _ in range(40):
                 block = rng.randbytes(8)
                 assert quick(block) == reference.decrypt_block(block), (key, block)
+
+
+@needs_libcrypto
+def test_threads_sharing_a_key_get_their_own_blocks() -> None:
+    key = b"clusterpassword"
+    quick, reference = libcrypto_bf.block_decrypter(key), masked._Blowfish(key)
+    assert quick is not None
+    blocks = [random.Random(seed).randbytes(8 * 3000) for seed in range(4)]
+    wrong: list[int] = []
+
+    def work(data: bytes) -> None:
+        for i in range(0, len(data), 8):
+            block = data[i:i + 8]
+            if quick(block) != reference.decrypt_block(block):
+                wrong.append(i)
+
+    threads = [threading.Thread(target=work, args=(data,)) for data in blocks]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
 
 
 @needs_libcrypto
