@@ -46,7 +46,9 @@ def _chars(chars: list[str]) -> str:
 _LITERAL = _chars([c for c in _ASCII if c not in _METAS])
 _ESCAPE = r"\\" + _chars([c for c in _ASCII if not c.isalnum()] + list("dDsSwW"))
 _CLASS_CHAR = _chars([c for c in _ASCII if c not in "[]\\&^-"])
-_CLASS_ITEM = f"(?:[0-9A-Za-z]-[0-9A-Za-z]|{_CLASS_CHAR}|{_ESCAPE})"
+# A range between ASCII letters or digits; the usual three are told apart, any other is captured (the
+# grammar's only capturing groups: a match that used one has a lastindex, and its order is then checked).
+_CLASS_ITEM = f"(?:A-Z|a-z|0-9|([0-9A-Za-z]-[0-9A-Za-z])|{_CLASS_CHAR}|{_ESCAPE})"
 _CLASS = rf"\[\^?(?:-{_CLASS_ITEM}*-?|{_CLASS_ITEM}+-?)\]"
 _QUANTIFIER = r"(?:[*+?]|\{[0-9]{1,4}(?:,[0-9]{0,4})?\})\??"
 # Flags that change no note and no verdict on this subset (not x, which makes '#' a comment; c, u, U)
@@ -85,7 +87,10 @@ def _range_backwards(pattern: str) -> bool:
 def plain_notes(pattern: str) -> tuple[str, ...] | None:
     """For a pattern of the plain subset, its portability notes but those on ``.`` and ``$``, as
     the full parse lists them (Java compiles it); None for any other pattern (not known)."""
-    if len(pattern) > _MAX_LENGTH or _PLAIN.fullmatch(pattern) is None:
+    if len(pattern) > _MAX_LENGTH:
+        return None
+    match = _PLAIN.fullmatch(pattern)
+    if match is None:
         return None
     if ("(" in pattern or ")" in pattern) and _ONE_PAIR.fullmatch(pattern) is None:
         groups = _NOT_GROUP.sub("", pattern)
@@ -93,12 +98,8 @@ def plain_notes(pattern: str) -> tuple[str, ...] | None:
             groups = groups.replace("()", "")
         if groups:
             return None  # unbalanced, or nested deeper than _DEPTH
-    if "-" in pattern and "[" in pattern:
-        # every range of a class is among these (a class's letter-hyphen-letter is a range), perhaps
-        # with text outside a class (looked at again class by class, where one is out of order)
-        for low, high in _RANGE_ENDS.findall(pattern):
-            if low > high and _range_backwards(pattern):
-                return None
+    if match.lastindex is not None and _range_backwards(pattern):  # a range other than A-Z, a-z, 0-9
+        return None
     if "," in pattern and any(int(low) > int(high) for low, high in _COUNTED.findall(pattern)):
         return None
     if "\\" not in pattern:

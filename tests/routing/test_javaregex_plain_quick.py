@@ -1,11 +1,11 @@
 """jregex/plain.py's quick steps answer as the steps they stand in for.
 
 ``plain_notes`` reads runs of literals at once, tells a pattern with one pair of parentheses (and no
-escape or class) balanced in one match, and looks at ranges class by class only where one in the
-whole pattern is out of order. ``_reference`` below is the plain answer without those steps (one
-literal at a time, every pattern's parentheses paired by taking the rest out, every class looked
-at); both must give the same answer on every input (that answer equals the full parser's:
-test_javaregex_plain.py).
+escape or class) balanced in one match, and looks at ranges class by class only where the match
+used a range other than A-Z, a-z, 0-9 (its only capturing group). ``_reference`` below is the plain
+answer without those steps (one literal at a time, every pattern's parentheses paired by taking the
+rest out, every class's ranges looked at); both must give the same answer on every input (that
+answer equals the full parser's: test_javaregex_plain.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from artemis_routing_cli.jregex.plain import plain_notes
 
 from .test_javaregex_plain import _LETTERS, _METAS, _subset
 
-_ONE_AT_A_TIME = re.compile(rf"(?:(?:{plain._LITERAL}|{plain._ESCAPE}|\.|{plain._CLASS}|\))(?:{plain._QUANTIFIER})?"
+_CLASS_ITEM = f"(?:[0-9A-Za-z]-[0-9A-Za-z]|{plain._CLASS_CHAR}|{plain._ESCAPE})"
+_CLASS = rf"\[\^?(?:-{_CLASS_ITEM}*-?|{_CLASS_ITEM}+-?)\]"
+_ONE_AT_A_TIME = re.compile(rf"(?:(?:{plain._LITERAL}|{plain._ESCAPE}|\.|{_CLASS}|\))(?:{plain._QUANTIFIER})?"
                             rf"|\((?:{plain._FLAGS}[:)])?|[|^$])*")
 
 
@@ -67,8 +69,17 @@ def test_parentheses_ranges_and_escapes_mixed_get_the_reference_answer(pattern: 
     assert plain_notes(pattern) == _reference(pattern), pattern
 
 
+def test_the_grammar_captures_nothing_but_unusual_ranges() -> None:
+    assert plain._PLAIN.groups == 2  # the range of a class item, written twice in _CLASS
+    for pattern, unusual in (("^R1-[A-Z]+", False), ("[a-zA-Z0-9_-]", False), ("[a-c]", True), ("[A-Z][z-a]", True),
+                             ("[z-a][A-Z]", True), ("a-b(c)", False), ("[0-9A-F]", True)):
+        match = plain._PLAIN.fullmatch(pattern)
+        assert match is not None and (match.lastindex is not None) == unusual, pattern
+
+
 CASES = ["^NODE4439(-.*)?$", "^R6164-[A-Z]+", "^EU-A[a-z]", "^Z-A[0-9]+", "^Z-A[9-0]", "[Z-a]", "[a-Z]",
-         "\\w-a[b-c]", "[\\\\z-a]", "[-z-a]", "[a-c-]", "[^-9-0]", "(a)(b)", ")(", "(a))(", "((a)", "(\\()",
+         "\\w-a[b-c]", "[\\\\z-a]", "[A-Z][z-a]", "[z-a][A-Z]", "[a-zA-Z0-9]", "[^0-9-]", "[A-Za-z][b-a]x",
+         "[-z-a]", "[a-c-]", "[^-9-0]", "(a)(b)", ")(", "(a))(", "((a)", "(\\()",
          "([(])", "[(]a)", "(?i)a", "(?i)(a)", "(?)", "(a)*?", "abc*", "a{2,1}(x)", "ab" * 600, "(" + "ab" * 600]
 
 
