@@ -33,6 +33,7 @@ KEY_PROPERTY = "artemis.default.sensitive.string.codec.key"
 KEY_ENV = "ARTEMIS_DEFAULT_SENSITIVE_STRING_CODEC_KEY"  # envVarNameFromSystemPropertyName(KEY_PROPERTY)
 DEFAULT_CODEC = "org.apache.activemq.artemis.utils.DefaultSensitiveStringCodec"
 _MASK32 = 0xFFFFFFFF
+_MASK64 = (1 << 64) - 1
 _MAX_KEY = 56  # bytes (448 bits)
 _WORDS = 18 + 4 * 256
 _ASCII_HEX = re.compile("[0-9A-Fa-f]+")
@@ -265,15 +266,20 @@ def decoding_failure(masked: str, key: bytes = DEFAULT_KEY) -> str | None:
     ``new BigInteger`` throws, NOT_PADDED where the key is refused or the value does not decrypt to
     padded bytes; None where it decodes. In one reading of the value, remembering nothing: for a
     caller that remembers its own answers (``blowfish_decodes`` and ``is_hex_big_integer`` together)."""
-    data = hex_big_integer_bytes(masked)
-    if data is None:
-        return NOT_HEXADECIMAL
+    if _ASCII_HEX.fullmatch(masked) is not None:
+        # (the usual value: ASCII digits, no sign) a number not below 0, whose bytes end with its low
+        # 64 bits, and a short one's are led by zero bytes: the last block is those 64 bits
+        last = (int(masked, 16) & _MASK64).to_bytes(8, "big")
+    else:
+        data = hex_big_integer_bytes(masked)
+        if data is None:
+            return NOT_HEXADECIMAL
+        last = data[-8:]  # the padding is in the last block (see _decodes); zero bytes lead a short value
+        if len(last) < 8:
+            last = bytes(8 - len(last)) + last
     decrypt_block = _cipher(key)
     if decrypt_block is None:
         return NOT_PADDED
-    last = data[-8:]  # the padding is in the last block (see _decodes); zero bytes lead a short value
-    if len(last) < 8:
-        last = bytes(8 - len(last)) + last
     return None if _padding(decrypt_block(last)) else NOT_PADDED
 
 

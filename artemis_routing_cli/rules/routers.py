@@ -267,7 +267,9 @@ def worked_out_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
         return (("AR315", "<local-target-filter> is blank: the broker compiles the empty pattern, which only "
                  "matches an empty key, so no client is kept local", None, None),)
     notes = plain_notes(value)  # what the parse below would find, known at sight for plain patterns
-    return parsed_filter_findings(name, value) if notes is None else _noted(name, value, notes)
+    if notes is None:
+        return parsed_filter_findings(name, value)
+    return _noted(name, value, notes) if notes else ()
 
 
 def parsed_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
