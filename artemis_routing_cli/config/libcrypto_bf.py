@@ -25,7 +25,7 @@ BlockDecrypter = Callable[[bytes], bytes]
 
 @lru_cache(maxsize=1)
 def _library() -> object | None:
-    """libcrypto's BF_set_key and BF_ecb_encrypt with their types declared, or None."""
+    """libcrypto, where it loads and has BF_set_key and BF_ecb_encrypt (their result types set), or None."""
     try:
         import ctypes
     except ImportError:  # an interpreter built without ctypes

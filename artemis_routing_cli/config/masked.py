@@ -10,7 +10,8 @@ A pool's or the cluster's ``<password>`` written ``ENC(...)`` (or any password w
 16).toByteArray()``, left-padded with zero bytes to a multiple of 8, then decrypted. Decoding throws,
 and the broker does not start, when the text is not a hexadecimal number or the padding is wrong.
 
-``blowfish_decodes`` says whether decoding succeeds (broker.xml's passwords: only that is needed);
+``decoding_failure`` says why decoding fails, if it does (broker.xml's passwords: only that is needed;
+``blowfish_decodes`` and ``is_hex_big_integer`` say it in two remembered halves);
 ``blowfish_decode`` returns the plain text, for broker properties, whose every ``ENC(...)`` value the
 broker decodes before it applies it. Callers never print it.
 Blowfish is written out below (Schneier, 1993); its initial P-array and S-boxes are the hex
