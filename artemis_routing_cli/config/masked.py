@@ -10,11 +10,14 @@ A pool's or the cluster's ``<password>`` written ``ENC(...)`` (or any password w
 16).toByteArray()``, left-padded with zero bytes to a multiple of 8, then decrypted. Decoding throws,
 and the broker does not start, when the text is not a hexadecimal number or the padding is wrong.
 
-``blowfish_decodes`` says whether decoding succeeds (broker.xml's passwords: only that is needed);
+``decoding_failure`` says why decoding fails, if it does (broker.xml's passwords: only that is needed;
+``blowfish_decodes`` and ``is_hex_big_integer`` say it in two remembered halves);
 ``blowfish_decode`` returns the plain text, for broker properties, whose every ``ENC(...)`` value the
 broker decodes before it applies it. Callers never print it.
 Blowfish is written out below (Schneier, 1993); its initial P-array and S-boxes are the hex
-digits of pi's fraction, computed here rather than tabled.
+digits of pi's fraction, computed here rather than tabled. It is the reference and the fallback:
+where the platform's libcrypto loads (config/libcrypto_bf.py), its Blowfish decrypts instead (the
+same blocks, with no pi to work out and a block in C). Java's key-length rules stay here, in front.
 """
 
 from __future__ import annotations
@@ -24,11 +27,15 @@ from collections.abc import Mapping
 from functools import lru_cache
 from math import isqrt
 
+from .libcrypto_bf import BlockDecrypter, block_decrypter
+
 DEFAULT_KEY = b"clusterpassword"  # DefaultSensitiveStringCodec.BlowfishAlgorithm.internalKey
 KEY_PROPERTY = "artemis.default.sensitive.string.codec.key"
 KEY_ENV = "ARTEMIS_DEFAULT_SENSITIVE_STRING_CODEC_KEY"  # envVarNameFromSystemPropertyName(KEY_PROPERTY)
 DEFAULT_CODEC = "org.apache.activemq.artemis.utils.DefaultSensitiveStringCodec"
 _MASK32 = 0xFFFFFFFF
+_MASK64 = (1 << 64) - 1
+_MAX_KEY = 56  # bytes (448 bits)
 _WORDS = 18 + 4 * 256
 _ASCII_HEX = re.compile("[0-9A-Fa-f]+")
 
@@ -66,7 +73,7 @@ def _pi_words() -> tuple[int, ...]:
 
 class _Blowfish:
     def __init__(self, key: bytes) -> None:
-        if not 1 <= len(key) <= 56:  # SunJCE: any non-empty key up to 448 bits
+        if not 1 <= len(key) <= _MAX_KEY:  # SunJCE: any non-empty key up to 448 bits
             raise ValueError("Blowfish key must be 1 to 56 bytes")
         words = _pi_words()
         self.p = p = list(words[:18])
@@ -161,12 +168,13 @@ def blowfish_decode(masked: str, key: bytes = DEFAULT_KEY) -> str | None:
 
 
 @lru_cache(maxsize=4)
-def _cipher(key: bytes) -> _Blowfish | None:
-    """Blowfish set up for ``key`` (521 encryptions; a file names one or two keys), None for a bad key."""
-    try:
-        return _Blowfish(key)
-    except ValueError:
+def _cipher(key: bytes) -> BlockDecrypter | None:
+    """Blowfish decryption of one block under ``key`` (a file names one or two keys), None for a key
+    SunJCE refuses: libcrypto's where it loads, else the cipher above (pi and 521 encryptions to set up)."""
+    if not 1 <= len(key) <= _MAX_KEY:
         return None
+    quick = block_decrypter(key)
+    return quick if quick is not None else _Blowfish(key).decrypt_block
 
 
 def blowfish_decodes(masked: str, key: bytes = DEFAULT_KEY) -> bool:
@@ -185,7 +193,7 @@ def undecodable_reason(masked: str, key: bytes = DEFAULT_KEY) -> str:
         return "java.lang.IllegalArgumentException: Password must be encrypted."
     if not key:
         return "java.lang.IllegalArgumentException: Empty key"
-    if len(key) > 56:
+    if len(key) > _MAX_KEY:
         return "java.security.InvalidKeyException: Key too long (> 448 bits)"
     return ("javax.crypto.BadPaddingException: Given final block not properly padded. Such issues can arise if "
             "a bad key is used during decryption.")
@@ -213,15 +221,15 @@ def _is_hex_cached(text: str) -> bool:
     return hex_big_integer_bytes(text) is not None
 
 
-def _blocks(masked: str, key: bytes) -> tuple[_Blowfish, bytes] | None:
+def _blocks(masked: str, key: bytes) -> tuple[BlockDecrypter, bytes] | None:
     """The cipher and the bytes it decrypts (a multiple of 8), or None where decoding throws first."""
     data = hex_big_integer_bytes(masked)
     if data is None:
         return None
     if len(data) % 8:
         data = bytes(8 - len(data) % 8) + data
-    cipher = _cipher(key)
-    return None if cipher is None else (cipher, data)
+    decrypt_block = _cipher(key)
+    return None if decrypt_block is None else (decrypt_block, data)
 
 
 def _padding(plain: bytes) -> int:
@@ -234,8 +242,8 @@ def _decrypt(masked: str, key: bytes) -> bytes | None:
     got = _blocks(masked, key)
     if got is None:
         return None
-    cipher, data = got
-    plain = b"".join(cipher.decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
+    decrypt_block, data = got
+    plain = b"".join(decrypt_block(data[i:i + 8]) for i in range(0, len(data), 8))
     pad = _padding(plain)
     return plain[:-pad] if pad else None
 
@@ -246,8 +254,34 @@ def _decodes(masked: str, key: bytes) -> bool:
     got = _blocks(masked, key)
     if got is None:
         return False
-    cipher, data = got
-    return _padding(cipher.decrypt_block(data[-8:])) > 0
+    decrypt_block, data = got
+    return _padding(decrypt_block(data[-8:])) > 0
+
+
+NOT_HEXADECIMAL = "not hexadecimal"
+NOT_PADDED = "not padded"
+
+
+def decoding_failure(masked: str, key: bytes = DEFAULT_KEY) -> str | None:
+    """Why the default codec's two-way algorithm cannot decode ``masked``: NOT_HEXADECIMAL where
+    ``new BigInteger`` throws, NOT_PADDED where the key is refused or the value does not decrypt to
+    padded bytes; None where it decodes. In one reading of the value, remembering nothing: for a
+    caller that remembers its own answers (``blowfish_decodes`` and ``is_hex_big_integer`` together)."""
+    if _ASCII_HEX.fullmatch(masked) is not None:
+        # (the usual value: ASCII digits, no sign) a number not below 0, whose bytes end with its low
+        # 64 bits, and a short one's are led by zero bytes: the last block is those 64 bits
+        last = (int(masked, 16) & _MASK64).to_bytes(8, "big")
+    else:
+        data = hex_big_integer_bytes(masked)
+        if data is None:
+            return NOT_HEXADECIMAL
+        last = data[-8:]  # the padding is in the last block (see _decodes); zero bytes lead a short value
+        if len(last) < 8:
+            last = bytes(8 - len(last)) + last
+    decrypt_block = _cipher(key)
+    if decrypt_block is None:
+        return NOT_PADDED
+    return None if _padding(decrypt_block(last)) else NOT_PADDED
 
 
 def codec_key(codec: str, properties: Mapping[str, str], environ: Mapping[str, str]) -> bytes | str:

@@ -46,17 +46,25 @@ def _chars(chars: list[str]) -> str:
 _LITERAL = _chars([c for c in _ASCII if c not in _METAS])
 _ESCAPE = r"\\" + _chars([c for c in _ASCII if not c.isalnum()] + list("dDsSwW"))
 _CLASS_CHAR = _chars([c for c in _ASCII if c not in "[]\\&^-"])
-_CLASS_ITEM = f"(?:[0-9A-Za-z]-[0-9A-Za-z]|{_CLASS_CHAR}|{_ESCAPE})"
+# A range between ASCII letters or digits; the usual three are told apart, any other is captured (the
+# grammar's only capturing groups: a match that used one has a lastindex, and its order is then checked).
+_CLASS_ITEM = f"(?:A-Z|a-z|0-9|([0-9A-Za-z]-[0-9A-Za-z])|{_CLASS_CHAR}|{_ESCAPE})"
 _CLASS = rf"\[\^?(?:-{_CLASS_ITEM}*-?|{_CLASS_ITEM}+-?)\]"
 _QUANTIFIER = r"(?:[*+?]|\{[0-9]{1,4}(?:,[0-9]{0,4})?\})\??"
 # Flags that change no note and no verdict on this subset (not x, which makes '#' a comment; c, u, U)
 _FLAGS = r"\?[imsd]*(?:-[imsd]*)?"
 # Every item, ``(``, ``(?:``, ``(?i:`` and ``)`` (the only one of them a quantifier may follow), a
 # flag group such as ``(?i)``, ``|``, ``^``, ``$``.
-_PLAIN = re.compile(rf"(?:(?:{_LITERAL}|{_ESCAPE}|\.|{_CLASS}|\))(?:{_QUANTIFIER})?|\((?:{_FLAGS}[:)])?|[|^$])*")
+# Literals are taken a run at a time (a quantifier after the run binds to its last one: the same
+# patterns match); a run ends before a quantifier or a character that is no literal, so that no shorter
+# run matches too (a failing match does not try the ways to split a run).
+_PLAIN = re.compile(rf"(?:{_LITERAL}+(?:{_QUANTIFIER}|(?!{_LITERAL}))|(?:{_ESCAPE}|\.|{_CLASS}|\))(?:{_QUANTIFIER})?"
+                    rf"|\((?:{_FLAGS}[:)])?|[|^$])*")
 # In a pattern of that grammar, everything but the parentheses of groups.
 _NOT_GROUP = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|[^()\\[]+")
 _DEPTH = 4
+# A pattern whose parentheses are certainly one pair of a group: no escape or class, one '(' and after it one ')'.
+_ONE_PAIR = re.compile(r"[^()\\\[]*\([^()\\\[]*\)[^()\\\[]*")
 # What the grammar cannot check: a range's ends in order (in each class), a counted quantifier's
 # bounds in order (looked for anywhere: a find in a class only sends the pattern to the full parser).
 _CLASSES = re.compile(r"\\.|(\[(?:\\.|[^\]\\])*\])")
@@ -67,21 +75,31 @@ _SHORTHAND = re.compile(r"\\([dDsSwW])|\\.")
 _MAX_LENGTH = 1024
 
 
+def _range_backwards(pattern: str) -> bool:
+    """Whether a class of ``pattern`` (of the grammar) has a range whose ends are out of order."""
+    for chars in _CLASSES.findall(pattern):
+        for low, high in _RANGE_ENDS.findall(chars):
+            if low > high:
+                return True
+    return False
+
+
 def plain_notes(pattern: str) -> tuple[str, ...] | None:
     """For a pattern of the plain subset, its portability notes but those on ``.`` and ``$``, as
     the full parse lists them (Java compiles it); None for any other pattern (not known)."""
-    if len(pattern) > _MAX_LENGTH or _PLAIN.fullmatch(pattern) is None:
+    if len(pattern) > _MAX_LENGTH:
         return None
-    if "(" in pattern or ")" in pattern:
+    match = _PLAIN.fullmatch(pattern)
+    if match is None:
+        return None
+    if ("(" in pattern or ")" in pattern) and _ONE_PAIR.fullmatch(pattern) is None:
         groups = _NOT_GROUP.sub("", pattern)
         for _ in range(_DEPTH):  # each pass takes away the innermost pairs
             groups = groups.replace("()", "")
         if groups:
             return None  # unbalanced, or nested deeper than _DEPTH
-    if "-" in pattern and "[" in pattern:
-        for chars in _CLASSES.findall(pattern):
-            if any(low > high for low, high in _RANGE_ENDS.findall(chars)):
-                return None
+    if match.lastindex is not None and _range_backwards(pattern):  # a range other than A-Z, a-z, 0-9
+        return None
     if "," in pattern and any(int(low) > int(high) for low, high in _COUNTED.findall(pattern)):
         return None
     if "\\" not in pattern:

@@ -260,13 +260,16 @@ def worked_out_filter_findings(name: str, value: str) -> tuple[Finding, ...]:
     # The parser trims the text with String.trim; KeyResolver then drops a key-filter that is
     # String.isBlank() (U+2003 is blank there, a NBSP or U+0085 is not); the local-target-filter
     # is compiled whatever it is.
-    if not value or (name == "key-filter" and java_is_blank(value)):
+    # (a filter that starts with a visible ASCII character is not blank: most are told by that alone)
+    if not value or (name == "key-filter" and not "!" <= value[0] <= "~" and java_is_blank(value)):
         if name == "key-filter":
             return (("AR316", "<key-filter> is blank: the broker uses no key filter", None, None),)
         return (("AR315", "<local-target-filter> is blank: the broker compiles the empty pattern, which only "
                  "matches an empty key, so no client is kept local", None, None),)
     notes = plain_notes(value)  # what the parse below would find, known at sight for plain patterns
-    return parsed_filter_findings(name, value) if notes is None else _noted(name, value, notes)
+    if notes is None:
+        return parsed_filter_findings(name, value)
+    return _noted(name, value, notes) if notes else ()
 
 
 def parsed_filter_findings(name: str, value: str) -> tuple[Finding, ...]:

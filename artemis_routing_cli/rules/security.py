@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from ..config.masked import blowfish_decodes, is_hex_big_integer
+from ..config.masked import NOT_HEXADECIMAL, decoding_failure
 from ..config.model import Pool
 from ..config.nodes import READ_FIELDS
 from ..config.positions import Pos
@@ -130,7 +130,8 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     for router in config.connection_routers:
         for each in router.pools:  # parsePoolConfiguration decodes the password of every <pool> written
             password = each.password
-            if password is not None and password not in secrets:
+            # (read as written unless masked, see worked_out_undecodable_message: no memo look-up then)
+            if password is not None and password not in secrets and (mask is True or (mask is None and _enc(password))):
                 # what _undecodable does, without a generator per pool (a large file has thousands)
                 message = undecodable_message(password, mask, key, "pool <password>")
                 if message is not None:
@@ -144,6 +145,11 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if plaintext_password(pool.password, mask):
             yield ctx.report("AR402", _password_pos(ctx, pool), _plain("pool <password>", mask),
                              section=f"connection-router {router.name}")
+
+
+def _enc(password: str) -> bool:
+    """Whether ``password`` is written ``ENC(...)`` (masked when mask-password is not set)."""
+    return password.startswith("ENC(") and password.endswith(")")
 
 
 def _password_pos(ctx: Context, pool: Pool) -> Pos:
@@ -191,12 +197,12 @@ def worked_out_undecodable_message(value: str, mask: bool | None, key: bytes | s
         if key.startswith("codec "):
             return None  # a codec class of the user's own: arouter cannot judge it
         why = key
-    elif not blowfish_decodes(masked, key):
-        hexadecimal = is_hex_big_integer(masked)
-        why = ("it does not decrypt to correctly padded bytes with the codec's key"
-               if hexadecimal else "it is not a hexadecimal number ('Password must be encrypted.')")
     else:
-        return None
+        failure = decoding_failure(masked, key)  # (this answer is remembered: decoding_failure remembers nothing)
+        if failure is None:
+            return None
+        why = ("it is not a hexadecimal number ('Password must be encrypted.')" if failure == NOT_HEXADECIMAL
+               else "it does not decrypt to correctly padded bytes with the codec's key")
     return f"{what}: the password codec cannot decode {shown}: {why}; the broker does not start"
 
 

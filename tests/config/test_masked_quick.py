@@ -60,3 +60,28 @@ def test_values_that_decode_are_known_from_their_last_block(head: str, first: st
     assert masked._decodes(text, masked.DEFAULT_KEY)
     assert blowfish_decodes(text)
     assert not masked._decodes(text[:-1], masked.DEFAULT_KEY)  # (its last block is always GOOD's shifted)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("0123456789abcdefABCDEF"), min_size=1, max_size=60))
+def test_the_quick_last_block_is_the_last_block_of_the_bytes_read(text: str) -> None:
+    """decoding_failure takes an unsigned ASCII hex value's last block from its low 64 bits: the
+    block BigInteger's bytes, zero-padded to whole blocks, end with."""
+    seen: list[bytes] = []
+
+    def recording(key: bytes):
+        def decrypt_block(block: bytes) -> bytes:
+            seen.append(block)
+            return block
+        return decrypt_block
+
+    real = masked._cipher
+    masked._cipher = recording  # type: ignore[assignment]
+    try:
+        masked.decoding_failure(text, b"any key")
+    finally:
+        masked._cipher = real  # type: ignore[assignment]
+    data = hex_big_integer_bytes(text)
+    assert data is not None
+    padded = bytes(-len(data) % 8) + data
+    assert seen == [padded[-8:]]

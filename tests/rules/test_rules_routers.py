@@ -143,3 +143,17 @@ def test_children_read_from_the_models_fields_are_the_elements(tmp_path: Path, c
     assert isinstance(router.fields, ChildFields) and element is not None
     for name in ("pool", "cache"):
         assert list(_children(element, router.fields, name)) == list(child_elements(element, name))
+
+
+def test_a_filter_starting_with_visible_ascii_is_not_blank_for_java() -> None:
+    """routers.worked_out_filter_findings asks java_is_blank only about a key-filter whose first
+    character is not one of '!'..'~': none of those is Character.isWhitespace."""
+    from artemis_routing_cli.javastr import java_is_blank, java_is_whitespace
+    from artemis_routing_cli.rules.routers import worked_out_filter_findings
+
+    for code in range(0x21, 0x7F):
+        assert not java_is_whitespace(chr(code))
+        assert not java_is_blank(chr(code) + " \u2003")
+    for value in (" ", "\u2003", "\u00a0", "\u0085", "\t\n", "\u2003^a", " x"):
+        found = worked_out_filter_findings("key-filter", value)
+        assert any(rule == "AR316" for rule, *_ in found) == java_is_blank(value), value

@@ -80,3 +80,34 @@ def test_undecodable_message_remembered_equals_worked_out(value: str, mask: bool
     before = security._remembered_message.cache_info().currsize
     security.undecodable_message(long, None, b"clusterpassword", what)
     assert security._remembered_message.cache_info().currsize == before  # a long value is not kept
+
+
+@settings(deadline=None)
+@given(st.text(st.sampled_from(list("ENC()0123456789abcdefXYZ- ")), max_size=40), st.sampled_from([None, True, False]))
+def test_the_passwords_skipped_before_the_memo_get_no_message(value: str, mask: bool | None) -> None:
+    """check() asks for no AR404 message about a pool password read as written (mask-password false,
+    or not set and the value not ENC(...)): the worked-out message for it is None."""
+    from artemis_routing_cli.rules import security
+
+    asked = mask is True or (mask is None and security._enc(value))
+    if not asked:
+        assert security.worked_out_undecodable_message(value, mask, b"clusterpassword", "pool <password>") is None
+    assert security._enc("ENC(" + value + ")") and security._enc(value) == (value[:4] == "ENC(" and value[-1:] == ")")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(st.sampled_from(list("0123456789abcdefABCDEF-+ g\u0661\uff21")), max_size=60),
+                 st.sampled_from(["3bdfd94fe8cdf710e7fefa72f809ea90", "3bdfd94fe8cdf710e7fefa72f809ea9", "00" * 8,
+                                  "-" + "3bdfd94fe8cdf710e7fefa72f809ea90", "f" * 16])),
+       st.sampled_from([b"clusterpassword", b"", b"k" * 57, b"k" * 56, b"a", b"another key"]))
+def test_decoding_failure_answers_as_decodes_and_hex_reading(text: str, key: bytes) -> None:
+    """The one-pass reason AR404 uses says what blowfish_decodes and is_hex_big_integer say together."""
+    from artemis_routing_cli.config import masked
+
+    failure = masked.decoding_failure(text, key)
+    if masked.blowfish_decodes(text, key):
+        assert failure is None
+    elif masked.is_hex_big_integer(text):
+        assert failure == masked.NOT_PADDED
+    else:
+        assert failure == masked.NOT_HEXADECIMAL
