@@ -51,6 +51,7 @@ MAX_INCLUDES = 256
 MAX_INCLUDED_BYTES = 64 << 20
 
 _XML_DECL_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)')")
+_NOT_LINE_END = re.compile(r"[^\r\n]")
 _XML_DECL = re.compile(r"^(\s*<\?xml[^>]*?)\s+encoding\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*')")
 # Python codecs no XML parser knows (and punycode decodes in quadratic time): refused by name.
 _NOT_XML_ENCODINGS = frozenset({"punycode", "idna", "unicode-escape", "raw-unicode-escape", "undefined",
@@ -182,10 +183,16 @@ def decode(data: bytes, display: str) -> str:
     except (LookupError, ValueError, TypeError):  # UnicodeError is a ValueError
         raise ConfigError(f"unknown encoding {encoding[:40]!r} in the XML declaration", file=display, line=1,
                           column=1) from None
-    # the declaration's encoding= dropped: the pattern is anchored at the start (matched there only,
-    # not tried at every position of the text as sub() would)
+    # the declaration's encoding= (lxml refuses it in a str) blanked out: spaces in its place, its line
+    # ends kept, so that every line and column of the text is the file's. The pattern is anchored at
+    # the start (matched there only, not tried at every position of the text as sub() would).
     m = _XML_DECL.match(text)
-    return text if m is None else m.group(1) + text[m.end():]
+    return text if m is None else m.group(1) + _blank(text[m.end(1):m.end()]) + text[m.end():]
+
+
+def _blank(text: str) -> str:
+    """``text`` with every character but CR and LF made a space (as long, its line ends where they were)."""
+    return _NOT_LINE_END.sub(" ", text)
 
 
 def check_xml_chars(text: str, display: str) -> None:

@@ -32,9 +32,39 @@ DECLARATIONS = [
 ]
 
 
-@pytest.mark.parametrize("text", DECLARATIONS)
-def test_decode_drops_the_encoding_as_the_anchored_substitution_did(text: str) -> None:
-    assert decode(text.encode("utf-8"), "f.xml") == loader._XML_DECL.sub(r"\1", text, count=1)
+@pytest.mark.parametrize("text", DECLARATIONS + ['<?xml version="1.0"\r\n   encoding="UTF-8"\n?>\n<a/>'])
+def test_decode_blanks_the_encoding_out(text: str) -> None:
+    """The declaration's ``encoding=`` (and the space before it) becomes as many spaces, its line ends
+    kept: what the anchored pattern matches, nothing else; every other character where it was."""
+    decoded = decode(text.encode("utf-8"), "f.xml")
+    m = loader._XML_DECL.match(text)
+    assert len(decoded) == len(text)
+    if m is None:
+        assert decoded == text
+    else:
+        gone = text[m.end(1):m.end()]
+        assert decoded == text[:m.end(1)] + "".join(c if c in "\r\n" else " " for c in gone) + text[m.end():]
+        assert "encoding" not in decoded[:m.end()]
+
+
+@pytest.mark.parametrize("layout", ["one line", "declaration on two lines", "CRLF"])
+def test_positions_after_an_encoding_declaration_are_the_files(tmp_path: Path, layout: str) -> None:
+    """An element on the declaration's line, or below a declaration written over two lines, is placed
+    where it is in the file (dropping ``encoding=`` moved columns, and a line end with it every line)."""
+    decl = {"one line": '<?xml version="1.0" encoding="UTF-8"?>',
+            "declaration on two lines": '<?xml version="1.0"\n   encoding="UTF-8"?>',
+            "CRLF": '<?xml version="1.0"\r\n encoding="UTF-8"?>'}[layout]
+    text = (decl + '<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">\n'
+            '  <connection-routers><connection-router name="r1"/></connection-routers></core></configuration>\n')
+    path = tmp_path / "broker.xml"
+    path.write_bytes(text.encode("utf-8"))
+    doc = load_document(str(path), LoadOptions(environ={}))
+    lines = text.replace("\r\n", "\n").split("\n")
+    for tag in ("core", "connection-router"):
+        el = next(doc.root.iter(f"{{{CORE}}}{tag}"))
+        pos = doc.locator.locate(el)
+        line = next(i for i, t in enumerate(lines, 1) if f"<{tag} " in t)
+        assert (pos.line, pos.column) == (line, lines[line - 1].index(f"<{tag} ") + 1)
 
 
 def _core_by_walk(root: etree._Element) -> etree._Element | None:
