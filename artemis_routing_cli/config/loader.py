@@ -162,8 +162,9 @@ def source_encoding(data: bytes) -> SourceEncoding:
     return SourceEncoding(bom, declared, data.isascii())
 
 
-def decode(data: bytes, display: str) -> str:
-    """Decode by BOM or XML declaration (UTF-8 otherwise) and drop the encoding declaration."""
+def decode(data: bytes, display: str, *, blank: bool = True) -> str:
+    """Decode by BOM or XML declaration (UTF-8 otherwise); ``blank``: with the declaration's
+    ``encoding=`` blanked out (:func:`blank_encoding`), as lxml takes a str."""
     if data.startswith(b"\xef\xbb\xbf"):
         encoding = "utf-8-sig"
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -183,16 +184,24 @@ def decode(data: bytes, display: str) -> str:
     except (LookupError, ValueError, TypeError):  # UnicodeError is a ValueError
         raise ConfigError(f"unknown encoding {encoding[:40]!r} in the XML declaration", file=display, line=1,
                           column=1) from None
-    # the declaration's encoding= (lxml refuses it in a str) blanked out: spaces in its place, its line
-    # ends kept, so that every line and column of the text is the file's. The pattern is anchored at
-    # the start (matched there only, not tried at every position of the text as sub() would).
+    return blank_encoding(text) if blank else text
+
+
+def blank_encoding(text: str) -> str:
+    """``text`` with its XML declaration's ``encoding=`` (which lxml refuses in a str) blanked out:
+    spaces in its place, its line ends kept, so that every line and column is the file's. The
+    pattern is anchored at the start (matched there only, not tried at every position as sub() would)."""
     m = _XML_DECL.match(text)
-    return text if m is None else m.group(1) + _blank(text[m.end(1):m.end()]) + text[m.end():]
+    return text if m is None else m.group(1) + _NOT_LINE_END.sub(" ", text[m.end(1):m.end()]) + text[m.end():]
 
 
-def _blank(text: str) -> str:
-    """``text`` with every character but CR and LF made a space (as long, its line ends where they were)."""
-    return _NOT_LINE_END.sub(" ", text)
+def _plain_utf8(data: bytes) -> bool:
+    """Whether libxml2 reads ``data`` as :func:`decode` does, from the bytes themselves: ASCII (no BOM,
+    every character one byte) declared UTF-8 or not declared at all."""
+    if not data.isascii():
+        return False
+    m = _XML_DECL_ENCODING.match(data)
+    return m is None or (m.group(1) if m.group(1) is not None else m.group(2)).upper() in (b"UTF-8", b"UTF8")
 
 
 def check_xml_chars(text: str, display: str) -> None:
@@ -218,8 +227,10 @@ def _parser() -> etree.XMLParser:
     )
 
 
-def parse_text(text: str, display: str) -> etree._ElementTree:
-    """Parse XML text safely; malformed XML and entity declarations are ConfigErrors."""
+def parse_text(text: str, display: str, raw: bytes | None = None) -> etree._ElementTree:
+    """Parse XML text safely; malformed XML and entity declarations are ConfigErrors. ``raw``: the
+    bytes ``text`` was decoded from, when libxml2 reads them alike (:func:`_plain_utf8`): they are
+    parsed instead (no copy of the text without its declaration's encoding)."""
     if not text or text.isspace():  # (what strip() would leave empty, without a copy of the text)
         raise ConfigError("file is empty", file=display, line=1, column=1)
     m = _ENTITY_DECL.search(text) if "!" in text else None  # (one character found in C at memchr's pace)
@@ -233,7 +244,7 @@ def parse_text(text: str, display: str) -> etree._ElementTree:
         )
     check_xml_chars(text, display)
     try:
-        tree = etree.ElementTree(etree.fromstring(text, _parser()))
+        tree = etree.ElementTree(etree.fromstring(text if raw is None else raw, _parser()))
     except etree.XMLSyntaxError as exc:
         line, col = exc.position if exc.position else (exc.lineno or 1, 1)
         msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200]
@@ -288,13 +299,17 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     else:
         display, data = read_source(path, stdin_bytes)
         base_dir = None
-    text = decode(data, display)
+    text = decode(data, display, blank=False)
     # (a text with no "${" is its own substitution: nothing to look for again below)
     opened = has_opening(text)
+    # A plain UTF-8 file that nothing substitutes is parsed from its bytes, declaration and all
+    raw = data if not opened and _plain_utf8(data) else None
+    if raw is None:
+        text = blank_encoding(text)
     substituted, reps = substitute(text, lookup, file=display) if opened else (text, [])
     where = _positions_of(text, [r.offset for r in reps])
     replacements = [(display, line, column, r) for (line, column), r in zip(where, reps, strict=True)]
-    tree = parse_text(substituted, display)
+    tree = parse_text(substituted, display, raw)
     locator = Locator(display, substituted)
     included: list[str] = []
     root = tree.getroot()

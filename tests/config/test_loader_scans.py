@@ -180,3 +180,38 @@ def test_a_text_without_an_x_or_a_reference_has_no_include(tmp_path: Path) -> No
                     '<xi:include href="routers.xml"/></core></configuration>', encoding="utf-8")
     doc = load_document(str(main), LoadOptions(environ={}))
     assert not doc.included and next(doc.core.iter("{urn:not-xinclude}include")) is not None
+
+
+BYTES_OR_TEXT = [
+    '<?xml version="1.0" encoding="UTF-8"?>\n<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">'
+    '<name>n</name></core></configuration>',
+    "<?xml version='1.0' encoding='utf8'?><configuration><core/></configuration>",
+    '<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core"/></configuration>',
+    '<?xml version="1.0" encoding="UTF-8"?>\n<configuration><core><a></b></core></configuration>',  # malformed
+    '<?xml version="1.0" encoding="UTF-8"?>\n<configuration>\n  <core>\n <x a="1" a="2"/></core></configuration>',
+    '<?xml version="1.0"\n encoding="UTF-8"?><configuration><core><!-- c --><?pi x?>t&amp;&#65;</core></configuration>',
+]
+
+
+@pytest.mark.parametrize("text", BYTES_OR_TEXT)
+def test_a_plain_utf8_file_parsed_from_its_bytes_is_the_text_parsed(text: str) -> None:
+    """A plain (ASCII, UTF-8 or undeclared) file nothing substitutes is parsed from its bytes: the tree,
+    or the error and its place, are those of the text with its declaration's encoding blanked out."""
+    data = text.encode("utf-8")
+    assert loader._plain_utf8(data)
+
+    def outcome(raw: bytes | None) -> object:
+        try:
+            tree = loader.parse_text(loader.blank_encoding(text), "f.xml", raw)
+        except ConfigError as err:
+            return (str(err), err.line, err.column)
+        return [(el.tag, el.text, el.tail, el.sourceline, dict(el.attrib)) for el in tree.iter()]
+
+    assert outcome(data) == outcome(None)
+
+
+@pytest.mark.parametrize("data", [b'<?xml version="1.0" encoding="ISO-8859-1"?><a/>',
+                                  '<a>é</a>'.encode(), b"\xef\xbb\xbf<a/>",
+                                  '<?xml version="1.0" encoding="UTF-16"?><a/>'.encode("utf-16")])
+def test_other_files_are_parsed_from_their_text(data: bytes) -> None:
+    assert not loader._plain_utf8(data)
