@@ -204,9 +204,12 @@ def _plain_utf8(data: bytes) -> bool:
     return m is None or (m.group(1) if m.group(1) is not None else m.group(2)).upper() in (b"UTF-8", b"UTF8")
 
 
-def check_xml_chars(text: str, display: str) -> None:
-    """A ConfigError at the first character XML forbids (lxml refuses to hold them)."""
-    if text.isascii() and not text.encode("ascii").translate(None, _ASCII_ALLOWED):
+def check_xml_chars(text: str, display: str, raw: bytes | None = None) -> None:
+    """A ConfigError at the first character XML forbids (lxml refuses to hold them). ``raw``: ``text``
+    as ASCII bytes, when the caller has them."""
+    if raw is None and text.isascii():
+        raw = text.encode("ascii")
+    if raw is not None and not raw.translate(None, _ASCII_ALLOWED):
         return  # (an ASCII text needs no pattern: dropping every allowed byte leaves nothing)
     m = _FORBIDDEN.search(text)
     if m:
@@ -242,7 +245,7 @@ def parse_text(text: str, display: str, raw: bytes | None = None) -> etree._Elem
             "attacks), and a broker.xml never needs them",
             file=display, line=line, column=col,
         )
-    check_xml_chars(text, display)
+    check_xml_chars(text, display, raw)
     try:
         tree = etree.ElementTree(etree.fromstring(text if raw is None else raw, _parser()))
     except etree.XMLSyntaxError as exc:
