@@ -215,3 +215,12 @@ def test_a_plain_utf8_file_parsed_from_its_bytes_is_the_text_parsed(text: str) -
                                   '<?xml version="1.0" encoding="UTF-16"?><a/>'.encode("utf-16")])
 def test_other_files_are_parsed_from_their_text(data: bytes) -> None:
     assert not loader._plain_utf8(data)
+
+
+@pytest.mark.parametrize("declaration", ['<?xml version="1.0" encoding="UTF-8"?>\n', ""])
+def test_a_forbidden_character_in_a_plain_file_is_placed(tmp_path: Path, declaration: str) -> None:
+    path = tmp_path / "broker.xml"
+    path.write_bytes((declaration + "<configuration>\n  <core>a\x01b</core></configuration>").encode())
+    with pytest.raises(ConfigError, match="U\\+0001 is not allowed") as err:
+        load_document(str(path), LoadOptions(environ={}))
+    assert (err.value.line, err.value.column) == (2 + bool(declaration), 10)
