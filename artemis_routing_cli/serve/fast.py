@@ -32,7 +32,7 @@ from ..protocols.amqp_quick import OpenFacts, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
 from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
 from ..protocols.mqtt_quick import ConnectFacts, quick_connect
-from ..routing.router import OK
+from ..routing.router import OK, UNPICKED
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import Env, Peered
 from .connection import drop
@@ -123,16 +123,27 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
     # engine's answer comes from its Said, worked out once per target: service.answer(result) depends on
     # the target alone (its own object while the engine hands it out), its locality and the status
     side.connections.n += 1
-    result = router.route_value(client_id, client_id if router.key_type == "CLIENT_ID" else username)
-    target = result.target
-    said = side.known.get(id(target))
-    if (said is None or said.target is not target or said.router is not router or said.status != result.status
-            or said.local is not result.local):
-        said = side.said(result, service.answer(result), router)
+    key = client_id if router.key_type == "CLIENT_ID" else username
+    target = router.pick(client_id, key)
+    if target is not UNPICKED:
+        # the policy's choice, the usual answer: route_value's is router.picked(key, target), made only when
+        # needed; its key and key value are the key as it came
+        result = None
+        said = side.picked.get(id(target))
+        if said is None or said.target is not target or said.router is not router:
+            result = router.picked(key, target)  # type: ignore[arg-type]  # a key: pick chose
+            said = side.said_picked(result, service.answer(result), router)
+    else:
+        result = router.route_value(client_id, key)
+        target = result.target
+        said = side.known.get(id(target))
+        if (said is None or said.target is not target or said.router is not router or said.status != result.status
+                or said.local is not result.local):
+            said = side.said(result, service.answer(result), router)
+        key = result.key
+        if key != result.key_value:
+            key = f"{key} -> {result.key_value}"
     said.cell.n += 1
-    key = result.key
-    if key != result.key_value:
-        key = f"{key} -> {result.key_value}"
     log = env.log
     pending = log.pending
     if pending is not None:
@@ -151,6 +162,8 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
         else:
             log.queue(line)
     elif log.structured:
+        if result is None:
+            result = router.picked(key, target)  # type: ignore[arg-type]  # a key: pick chose
         log.info("route", f"{said.pre}{io.address}{said.mid}{key!r}{said.post}",
                  **route_fields(result, said.decision, router, io.peer, side.protocol))
     else:

@@ -71,7 +71,7 @@ class QuickSide:
     """One listener's fast path for one protocol: its connections counter and a :class:`Said` per
     decision."""
 
-    __slots__ = ("protocol", "listener", "metrics", "connections", "known")
+    __slots__ = ("protocol", "listener", "metrics", "connections", "known", "picked")
 
     def __init__(self, listener: str, protocol: str, metrics: Metrics) -> None:
         self.protocol = protocol
@@ -81,11 +81,20 @@ class QuickSide:
         #: the Said of each engine answer by the id of its target (a hot path looks here first and checks
         #: it is of that very target, status, locality and router, then calls :meth:`said`)
         self.known: dict[int, Said] = {}
+        #: the same for the answers :meth:`Router.pick` chose (``Router.picked``): their status and locality
+        #: follow from the target (None: REFUSED_UNAVAILABLE), so a hot path checks the target and router only
+        self.picked: dict[int, Said] = {}
 
     def said(self, result: RouteResult, decision: Decision, router: Router) -> Said:
         """The Said of ``decision``, what the router's service answers to the engine's ``result``."""
-        if len(self.known) >= MAX_SAID:
-            self.known.clear()
-        said = self.known[id(result.target)] = Said(decision, router, self.listener, self.protocol, self.metrics,
-                                                    result)
+        return self._keep(self.known, result, decision, router)
+
+    def said_picked(self, result: RouteResult, decision: Decision, router: Router) -> Said:
+        """:meth:`said` for a ``result`` that ``router.picked`` made."""
+        return self._keep(self.picked, result, decision, router)
+
+    def _keep(self, kept: dict[int, Said], result: RouteResult, decision: Decision, router: Router) -> Said:
+        if len(kept) >= MAX_SAID:
+            kept.clear()
+        said = kept[id(result.target)] = Said(decision, router, self.listener, self.protocol, self.metrics, result)
         return said
