@@ -144,7 +144,7 @@ def fresh_factory(listener: Listener) -> type[FreshConnection]:
                 return
         self._deadlines = handshake
         handshake_due[self] = handshake_clock() + handshake_delay  # handshake.add(self), inline
-        if len(handshake_due) == 1:
+        if len(handshake_due) == 1 and handshake.timer is None:
             handshake.arm()
         self._state = FRESH
         if not listener.fast:
@@ -171,7 +171,7 @@ def fresh_factory(listener: Listener) -> type[FreshConnection]:
             handshake_due.pop(self, None)  # in it while FRESH
             self._deadlines = linger
             linger_due[self] = linger_clock() + linger_delay
-            if len(linger_due) == 1:
+            if len(linger_due) == 1 and linger.timer is None:
                 linger.arm()
             try:
                 transport.write_eof()
