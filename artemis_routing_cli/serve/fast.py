@@ -153,10 +153,13 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
         stamp = log.stamp_text if log.stamp_from <= now < log.stamp_until else log.stamp(now)
         try:
             host, port = io.name  # type: ignore[misc]  # a pair: IPv4
-        except (TypeError, ValueError):  # IPv6 (four fields), or no peername
+            shown = _PORTS[port]  # str(port), made once per port: the route line's dearest part after repr(key)
+        except (TypeError, ValueError, IndexError):  # IPv6 (four fields), or no peername
             line = f"{stamp} INFO  {said.pre}{io.address}{said.mid}{key!r}{said.post}\n"
         else:
-            line = f"{stamp} INFO  {said.pre}{host}:{port}{said.mid}{key!r}{said.post}\n"
+            if shown is None:
+                shown = _PORTS[port] = str(port)
+            line = f"{stamp}{said.info_pre}{host}:{shown}{said.mid}{key!r}{said.post_line}"
         if len(pending) < log.bound:
             pending.append(line)
         else:
@@ -178,6 +181,10 @@ def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: 
                                          decision.host, decision.port)
     return answer
 
+
+#: each TCP port's decimal text, by port (0 to 65535, what a socket's peername holds), made when first met:
+#: formatting an int costs more than the rest of the route line's parts together (bounded by the ports there are)
+_PORTS: list[str | None] = [None] * 65536
 
 #: The key types answer_at_once routes through :meth:`Router.route_value` (see there).
 _PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")

@@ -27,7 +27,8 @@ class Said:
     AMQ221085 / AMQ221086 line as :func:`.decide._account` writes it, for a connection without a
     PROXY header), the counter and the answers for one decision of ``router``."""
 
-    __slots__ = ("decision", "router", "target", "status", "local", "pre", "mid", "post", "cell", "mqtt", "amqp")
+    __slots__ = ("decision", "router", "target", "status", "local", "pre", "mid", "post", "info_pre", "post_line",
+                 "cell", "mqtt", "amqp")
 
     def __init__(self, decision: Decision, router: Router, listener: str, protocol: str, metrics: Metrics,
                  result: RouteResult | None = None) -> None:
@@ -50,6 +51,9 @@ class Said:
             self.mid = f" {head}"
             self.post = f"]: {decision.shown}"
             self.cell = metrics.refusals.cell(name, decision.status, protocol)
+        # the same for a whole text line after its stamp: " INFO  " + pre ... post + newline (fewer parts to join)
+        self.info_pre = f" INFO  {self.pre}"
+        self.post_line = f"{self.post}\n"
         self.mqtt: dict[int, bytes] = {}  # the CONNACK by protocol level
         self.amqp: bytes | None = None
 
