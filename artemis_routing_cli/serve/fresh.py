@@ -4,11 +4,11 @@ with the least Python per connection, and the full :class:`.driver.RedirectProto
 Most connections are one hello that arrives whole, one answer, then the client closes. For them
 :class:`FreshConnection` is the socket's protocol from start to end: made without an ``__init__``
 (the listener is its class's attribute: one class per listener), its handshake deadline in the
-listener's queue, the hello answered within the read that delivered it by :func:`.fast.answer_at_once`
+listener's queue, the hello answered within the read that delivered it by the listener's :func:`.fast.answerer`
 - which routes, counts and logs exactly as the session would - then the session's discipline after an
 answer: FIN, the client's further bytes read and dropped until it closes, within ``linger``.
 
-Anything else - first bytes that :func:`.fast.answer_at_once` declines, the end of the stream, a lost
+Anything else - first bytes that the fast path declines, the end of the stream, a lost
 connection or the handshake deadline before any byte, or the fast path switched off
 (``Listener.fast``) - hands the socket over to a :class:`.driver.RedirectProtocol` (``set_protocol``)
 that starts its session at once and gets that very event: it then sees what it would have seen from
@@ -26,7 +26,7 @@ from .conn import peer_address
 from .deadlines import Deadlines
 from .decide import Peer
 from .driver import Listener, RedirectProtocol
-from .fast import DROPPED, answer_at_once
+from .fast import DROPPED, answerer
 
 #: tuple.__new__: a Peer from its four fields without the Python-level __new__ of a NamedTuple
 _new_peer = tuple.__new__
@@ -123,7 +123,7 @@ def fresh_factory(listener: Listener) -> type[FreshConnection]:
     read what never changes for the listener (its deadline queues, environment, spec and fast paths)
     from this call rather than through ``self.listener``: CPython 3.11 does not specialise a class
     attribute read through an instance with slots (~180 instructions each, three per redirect)."""
-    env, spec, quick = listener.env, listener.spec, listener.quick
+    answer_at_once = answerer(listener.env, listener.spec, listener.quick)
     handshake = listener.handshake_deadlines
     handshake_due, handshake_delay, handshake_clock = handshake.due, handshake.delay, handshake.clock
     linger = listener.linger_deadlines
@@ -153,7 +153,7 @@ def fresh_factory(listener: Listener) -> type[FreshConnection]:
     def data_received(self: FreshConnection, data: bytes) -> None:
         state = self._state
         if state == FRESH:
-            answer = answer_at_once(self, data, env, spec, quick)  # type: ignore[arg-type]
+            answer = answer_at_once(self, data)  # type: ignore[arg-type]
             if answer is None:
                 self._hand_over().data_received(data)
                 return
