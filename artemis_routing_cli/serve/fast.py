@@ -85,6 +85,9 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
     monitor = env.monitor
     checked = monitor.checker is not None  # monitor.enabled: a pool below its quorum is waited for
     router = service.router
+    # untraced (serve never traces) and keyed by CLIENT_ID or USER_NAME: neither changes while it serves
+    plain = not router.tracing and router.key_type in _PLAIN_KEYS
+    by_client_id = router.key_type == "CLIENT_ID"
     log = env.log
     pending = log.pending
     bound = log.bound
@@ -109,8 +112,7 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
             connect = quick_connect(data, max_frame_size) if side is not None else None
             if connect is None:
                 return _detected(io, data, env, spec)
-            if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
-                    or router.key_type not in _PLAIN_KEYS):
+            if router.key_filter is not None or router.local_target_filter is not None or not plain:
                 return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
             level, clean_start, client_id, username = connect
             if not client_id:
@@ -122,8 +124,7 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
             opened = quick_open(data, amqp_budget) if side is not None else None
             if opened is None:
                 return _detected(io, data, env, spec)
-            if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
-                    or router.key_type not in _PLAIN_KEYS):
+            if router.key_filter is not None or router.local_target_filter is not None or not plain:
                 return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
             client_id = opened[0]  # QuickOpen.container_id
             username = None
@@ -135,7 +136,7 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
         # engine's answer comes from its Said, worked out once per target: service.answer(result) depends on
         # the target alone (its own object while the engine hands it out), its locality and the status
         side.connections.n += 1
-        key = client_id if router.key_type == "CLIENT_ID" else username
+        key = client_id if by_client_id else username
         target = router.pick(client_id, key)
         if target is not UNPICKED:
             # the policy's choice, the usual answer: route_value's is router.picked(key, target), made only
