@@ -49,6 +49,7 @@ CH = '<policy name="CONSISTENT_HASH"/>'
 CASES = {
     "consistent-hash": (core("CLIENT_ID", CH), NODE_IDS),
     "consistent-hash-one-down": (core("CLIENT_ID", CH), NODE_IDS + ["--down=t2"]),
+    "consistent-hash-all-down": (core("CLIENT_ID", CH), NODE_IDS + ["--down=t1", "--down=t2", "--down=t3"]),
     "consistent-hash-user": (core("USER_NAME", CH), NODE_IDS),
     "consistent-hash-cache": (core("CLIENT_ID", CH, cache=True), NODE_IDS),
     "modulo": (core("CLIENT_ID", '<policy name="CONSISTENT_HASH_MODULO"><property key="MODULO" value="2"/></policy>'),
@@ -61,7 +62,7 @@ CASES = {
 
 
 def state(given: list[str]):  # noqa: ANN201
-    down = frozenset(g.split("=", 1)[1] for g in given if g.startswith("--down="))
+    down = frozenset(g.split("=", 1)[1] for g in given if g.startswith("--down="))  # a refusal: no target
     counts = {k: int(v) for k, _, v in (g.split("=", 1)[1].partition("=") for g in given
                                          if g.startswith("--connections="))}
     base = state_from_options([g for g in given if not g.startswith("--")])
