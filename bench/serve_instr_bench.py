@@ -56,6 +56,11 @@ def drive(tree: str, kind: str, protocol: str, keys: int, helper: str) -> None:
     sys.path[:0] = [tree, str(HERE)]
     import asyncio
 
+    # the package first, from ``tree``: serve_bench puts this tree on sys.path when imported
+    import artemis_routing_cli.serve.decide
+
+    assert artemis_routing_cli.serve.decide.__file__.startswith(tree), artemis_routing_cli.serve.decide.__file__
+
     from serve_bench import BROKER_XML, HELLOS
     from serve_path_bench import StandInTransport
     from serve_ratio_bench import BareAnswer
