@@ -24,7 +24,7 @@ class Deadlines:
     """``add(item)``: ``item.expire()`` is called ``delay`` seconds from now, unless
     ``discard(item)`` is called first. An item is in the queue at most once."""
 
-    __slots__ = ("_loop", "_delay", "_due", "_timer", "_armed", "_time", "due", "delay", "clock")
+    __slots__ = ("_loop", "_delay", "_due", "timer", "_armed", "_time", "due", "delay", "clock")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, delay: float) -> None:
         self._loop = loop
@@ -34,7 +34,8 @@ class Deadlines:
                                            else loop.time)
         self._delay = delay
         self._due: dict[Expiring, float] = {}  # item -> loop time it expires at, in that order
-        self._timer: asyncio.TimerHandle | None = None
+        #: the loop's timer for the head of the queue (None: none set); a hot path that adds inline reads it
+        self.timer: asyncio.TimerHandle | None = None
         self._armed = 0.0  # when the timer was set to fire
         # for a hot path that does add() inline: due[item] = clock() + delay, then arm() (see there)
         self.due = self._due
@@ -46,7 +47,7 @@ class Deadlines:
 
     def add(self, item: Expiring) -> None:
         self._due[item] = self._time() + self._delay
-        if self._timer is None:
+        if self.timer is None:
             self._arm()
 
     def discard(self, item: Expiring) -> None:
@@ -55,18 +56,18 @@ class Deadlines:
 
     def arm(self) -> None:
         """What :meth:`add` does after adding when no timer is set. A hot path that adds inline calls it
-        when its item is the only one due: while anything else is due a timer is set (or, inside the
-        timer's own callback, set again when it returns)."""
-        if self._timer is None:
+        when its item is the only one due and :attr:`timer` is None: while anything else is due a timer
+        is set (or, inside the timer's own callback, set again when it returns)."""
+        if self.timer is None:
             self._arm()
 
     def _arm(self) -> None:
         when = next(iter(self._due.values()))
         self._armed = when
-        self._timer = self._loop.call_at(when, self._fire)
+        self.timer = self._loop.call_at(when, self._fire)
 
     def _fire(self) -> None:
-        self._timer = None
+        self.timer = None
         # the loop runs a timer up to its clock resolution early: what was due then is due now
         limit = max(self._loop.time(), self._armed)
         due = self._due
@@ -78,5 +79,5 @@ class Deadlines:
                 del due[item]
                 item.expire()
         finally:
-            if due and self._timer is None:
+            if due and self.timer is None:
                 self._arm()

@@ -2,7 +2,7 @@
 
 Most redirects are one read and one write: an MQTT CONNECT, or an AMQP header and Open without
 SASL, arrives whole in the first ``data_received`` and gets its answer at once. For that case
-:func:`answer_at_once` does what the session would (:mod:`.connection`, :mod:`.mqtt_session`,
+:func:`answerer`'s function does what the session would (:mod:`.connection`, :mod:`.mqtt_session`,
 :mod:`.amqp_session`): detection as the acceptor does it, the same sans-IO codec, the same routing
 call (:func:`.decide.route_now`: the engine, its regex budget, the route line and the metrics), and
 returns the very bytes the session would write. The driver then writes them and half-closes as
@@ -32,7 +32,7 @@ from ..protocols.amqp_quick import OpenFacts, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
 from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
 from ..protocols.mqtt_quick import ConnectFacts, quick_connect
-from ..routing.router import OK
+from ..routing.router import OK, UNPICKED
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import Env, Peered
 from .connection import drop
@@ -43,7 +43,7 @@ from .said import QuickSide
 
 T = TypeVar("T")
 
-#: what :func:`answer_at_once` returns when the connection was closed without an answer (logged)
+#: what an :func:`answerer` returns when the connection was closed without an answer (logged)
 DROPPED = b""
 
 
@@ -59,7 +59,7 @@ class Quick:
 
 
 class Fresh(Protocol):
-    """A connection as :func:`answer_at_once` needs it (a :class:`.fresh.FreshConnection`): where it comes
+    """A connection as an :func:`answerer` needs it (a :class:`.fresh.FreshConnection`): where it comes
     from, its transport's peername, and that address as the route line shows it (the broker's
     getRemoteAddress(), no "/")."""
 
@@ -70,103 +70,136 @@ class Fresh(Protocol):
     def address(self) -> str: ...
 
 
-def answer_at_once(io: Fresh, data: bytes, env: Env, spec: ListenerSpec, quick: Quick) -> bytes | None:
-    """The answer to ``data``, the connection's first bytes, when they hold a whole plain hello
-    (routed, counted and logged); :data:`DROPPED` when routing ran out of its regex budget (logged as
-    the session logs it: close the connection); None when the session must handle the connection
-    (nothing done). ``io``: the connection, never behind a PROXY header; ``quick``: the listener's
-    (its spec's) :class:`Quick`."""
-    # env.max_frame_size: the session's read budget before its answer (ConnIO.budget)
-    if not NEEDED <= len(data) <= env.max_frame_size or env.auth.users is not None:
-        return None  # auth.users set: --users-file (Authenticator.enabled)
+def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, bytes], bytes | None]:
+    """The fast path of one listener (``env``, ``spec`` and its :class:`Quick`): ``answer(io, data)`` is the
+    answer to ``data``, the connection's first bytes, when they hold a whole plain hello (routed, counted
+    and logged); :data:`DROPPED` when routing ran out of its regex budget (logged as the session logs it:
+    close the connection); None when the session must handle the connection (nothing done). ``io``: the
+    connection, never behind a PROXY header. What never changes while the listener listens (the read
+    budget, ``--users-file``, a persisted cache store, the pool monitor's checker, the router, the log's
+    queue) is read once here, not for each connection."""
+    max_frame_size = env.max_frame_size
+    # --users-file (Authenticator.enabled) or a persisted cache (its commit is awaited): the session answers
+    declined = env.auth.users is not None or env.service.store is not None
     service = env.service
     monitor = env.monitor
+    checked = monitor.checker is not None  # monitor.enabled: a pool below its quorum is waited for
     router = service.router
-    if service.store is not None or (monitor.checker is not None and monitor.below_quorum(router)):
-        return None  # can_route_now, inline (checker set: monitor.enabled)
-    # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
-    # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
-    # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
-    # Where the key type is one of _PLAIN_KEYS and no regex is to be bounded (no key-filter, no
-    # local-target-filter: both can be set through management, so they are asked each time) and no
-    # trace, the engine's answer is Router.route_value's; otherwise _answered does what the session does.
-    first = data[0]
-    level = 0  # MQTT: the CONNECT's protocol level; 0: AMQP
-    if first == 0x10:
-        side = quick.mqtt
-        connect = quick_connect(data, env.max_frame_size) if side is not None else None
-        if connect is None:
-            return _detected(io, data, env, spec)
-        if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
-                or router.key_type not in _PLAIN_KEYS):
-            return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
-        level, clean_start, client_id, username = connect
-        if not client_id:
-            if not clean_start:
-                return None  # rejected before the user check: the session's answer and log line
-            client_id = str(uuid.uuid4())
-    elif first == 0x41:  # b"A"
-        side = quick.amqp
-        opened = quick_open(data, env.amqp.max_frame_size) if side is not None else None
-        if opened is None:
-            return _detected(io, data, env, spec)
-        if (router.key_filter is not None or router.local_target_filter is not None or router.tracing
-                or router.key_type not in _PLAIN_KEYS):
-            return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
-        client_id = opened[0]  # QuickOpen.container_id
-        username = None
-    else:
-        return _detected(io, data, env, spec)
-    assert side is not None
-    # _route's work (count the connection, route, count the answer, write the route line) for a plain
-    # router: the user as it claims is the USER_NAME key (no --users-file), and what follows from the
-    # engine's answer comes from its Said, worked out once per target: service.answer(result) depends on
-    # the target alone (its own object while the engine hands it out), its locality and the status
-    side.connections.n += 1
-    result = router.route_value(client_id, client_id if router.key_type == "CLIENT_ID" else username)
-    target = result.target
-    said = side.known.get(id(target))
-    if (said is None or said.target is not target or said.router is not router or said.status != result.status
-            or said.local is not result.local):
-        said = side.said(result, service.answer(result), router)
-    said.cell.n += 1
-    key = result.key
-    if key != result.key_value:
-        key = f"{key} -> {result.key_value}"
+    # untraced (serve never traces) and keyed by CLIENT_ID or USER_NAME: neither changes while it serves
+    plain = not router.tracing and router.key_type in _PLAIN_KEYS
+    by_client_id = router.key_type == "CLIENT_ID"
     log = env.log
     pending = log.pending
-    if pending is not None:
-        # the route line onto the log writer's queue (ServeLog.route_line, inline): an IPv4 peer's
-        # (host, port) is written as the broker prints it, without an address string made first
-        now = _time()
-        stamp = log.stamp_text if log.stamp_from <= now < log.stamp_until else log.stamp(now)
-        try:
-            host, port = io.name  # type: ignore[misc]  # a pair: IPv4
-        except (TypeError, ValueError):  # IPv6 (four fields), or no peername
-            line = f"{stamp} INFO  {said.pre}{io.address}{said.mid}{key!r}{said.post}\n"
+    bound = log.bound
+    mqtt_side, amqp_side = quick.mqtt, quick.amqp
+    amqp_budget = env.amqp.max_frame_size
+
+    def answer(io: Fresh, data: bytes) -> bytes | None:
+        # max_frame_size: the session's read budget before its answer (ConnIO.budget)
+        if not NEEDED <= len(data) <= max_frame_size or declined or (checked and monitor.below_quorum(router)):
+            return None  # can_route_now, inline
+        # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
+        # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
+        # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
+        # Where the key type is one of _PLAIN_KEYS and no regex is to be bounded (no key-filter, no
+        # local-target-filter: both can be set through management, so they are asked each time) and no
+        # trace, the engine's answer is Router.pick's or Router.route_value's; otherwise _answered does what
+        # the session does.
+        first = data[0]
+        level = 0  # MQTT: the CONNECT's protocol level; 0: AMQP
+        if first == 0x10:
+            side = mqtt_side
+            connect = quick_connect(data, max_frame_size) if side is not None else None
+            if connect is None:
+                return _detected(io, data, env, spec)
+            if router.key_filter is not None or router.local_target_filter is not None or not plain:
+                return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
+            level, clean_start, client_id, username = connect
+            if not client_id:
+                if not clean_start:
+                    return None  # rejected before the user check: the session's answer and log line
+                client_id = str(uuid.uuid4())
+        elif first == 0x41:  # b"A"
+            side = amqp_side
+            opened = quick_open(data, amqp_budget) if side is not None else None
+            if opened is None:
+                return _detected(io, data, env, spec)
+            if router.key_filter is not None or router.local_target_filter is not None or not plain:
+                return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
+            client_id = opened[0]  # QuickOpen.container_id
+            username = None
         else:
-            line = f"{stamp} INFO  {said.pre}{host}:{port}{said.mid}{key!r}{said.post}\n"
-        if len(pending) < log.bound:
-            pending.append(line)
+            return _detected(io, data, env, spec)
+        assert side is not None
+        # _route's work (count the connection, route, count the answer, write the route line) for a plain
+        # router: the user as it claims is the USER_NAME key (no --users-file), and what follows from the
+        # engine's answer comes from its Said, worked out once per target: service.answer(result) depends on
+        # the target alone (its own object while the engine hands it out), its locality and the status
+        side.connections.n += 1
+        key = client_id if by_client_id else username
+        target = router.pick(client_id, key)
+        if target is not UNPICKED:
+            # the policy's choice, the usual answer: route_value's is router.picked(key, target), made only
+            # when needed; its key and key value are the key as it came
+            result = None
+            said = side.picked.get(id(target))
+            if said is None or said.target is not target or said.router is not router:
+                result = router.picked(key, target)  # type: ignore[arg-type]  # a key: pick chose
+                said = side.said_picked(result, service.answer(result), router)
         else:
-            log.queue(line)
-    elif log.structured:
-        log.info("route", f"{said.pre}{io.address}{said.mid}{key!r}{said.post}",
-                 **route_fields(result, said.decision, router, io.peer, side.protocol))
-    else:
-        log.route_line(said.pre, io.address, said.mid, key, said.post)
-    if level:
-        answer = said.mqtt.get(level)
-        return answer if answer is not None else said.connack(level)
-    answer = said.amqp
-    if answer is None:
-        decision = said.decision
-        answer = said.amqp = amqp_answer(env.amqp.failure_open, env.router_name, decision.status,
-                                         decision.host, decision.port)
+            result = router.route_value(client_id, key)
+            target = result.target
+            said = side.known.get(id(target))
+            if (said is None or said.target is not target or said.router is not router
+                    or said.status != result.status or said.local is not result.local):
+                said = side.said(result, service.answer(result), router)
+            key = result.key
+            if key != result.key_value:
+                key = f"{key} -> {result.key_value}"
+        said.cell.n += 1
+        if pending is not None:
+            # the route line onto the log writer's queue (ServeLog.route_line, inline): an IPv4 peer's
+            # (host, port) is written as the broker prints it, without an address string made first
+            now = _time()
+            stamp = log.stamp_text if log.stamp_from <= now < log.stamp_until else log.stamp(now)
+            try:
+                host, port = io.name  # type: ignore[misc]  # a pair: IPv4
+                shown = _PORTS[port]  # str(port), made once per port: the line's dearest part after repr(key)
+            except (TypeError, ValueError, IndexError):  # IPv6 (four fields), or no peername
+                line = f"{stamp} INFO  {said.pre}{io.address}{said.mid}{key!r}{said.post}\n"
+            else:
+                if shown is None:
+                    shown = _PORTS[port] = str(port)
+                line = f"{stamp}{said.info_pre}{host}:{shown}{said.mid}{key!r}{said.post_line}"
+            if len(pending) < bound:
+                pending.append(line)
+            else:
+                log.queue(line)
+        elif log.structured:
+            if result is None:
+                result = router.picked(key, target)  # type: ignore[arg-type]  # a key: pick chose
+            log.info("route", f"{said.pre}{io.address}{said.mid}{key!r}{said.post}",
+                     **route_fields(result, said.decision, router, io.peer, side.protocol))
+        else:
+            log.route_line(said.pre, io.address, said.mid, key, said.post)
+        if level:
+            answer = said.mqtt.get(level)
+            return answer if answer is not None else said.connack(level)
+        answer = said.amqp
+        if answer is None:
+            decision = said.decision
+            answer = said.amqp = amqp_answer(env.amqp.failure_open, env.router_name, decision.status,
+                                             decision.host, decision.port)
+        return answer
+
     return answer
 
 
-#: The key types answer_at_once routes through :meth:`Router.route_value` (see there).
+#: each TCP port's decimal text, by port (0 to 65535, what a socket's peername holds), made when first met:
+#: formatting an int costs more than the rest of the route line's parts together (bounded by the ports there are)
+_PORTS: list[str | None] = [None] * 65536
+
+#: The key types an answerer routes through :meth:`Router.pick` and :meth:`Router.route_value` (see there).
 _PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")
 
 

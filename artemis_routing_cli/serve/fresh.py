@@ -4,11 +4,11 @@ with the least Python per connection, and the full :class:`.driver.RedirectProto
 Most connections are one hello that arrives whole, one answer, then the client closes. For them
 :class:`FreshConnection` is the socket's protocol from start to end: made without an ``__init__``
 (the listener is its class's attribute: one class per listener), its handshake deadline in the
-listener's queue, the hello answered within the read that delivered it by :func:`.fast.answer_at_once`
+listener's queue, the hello answered within the read that delivered it by the listener's :func:`.fast.answerer`
 - which routes, counts and logs exactly as the session would - then the session's discipline after an
 answer: FIN, the client's further bytes read and dropped until it closes, within ``linger``.
 
-Anything else - first bytes that :func:`.fast.answer_at_once` declines, the end of the stream, a lost
+Anything else - first bytes that the fast path declines, the end of the stream, a lost
 connection or the handshake deadline before any byte, or the fast path switched off
 (``Listener.fast``) - hands the socket over to a :class:`.driver.RedirectProtocol` (``set_protocol``)
 that starts its session at once and gets that very event: it then sees what it would have seen from
@@ -26,7 +26,7 @@ from .conn import peer_address
 from .deadlines import Deadlines
 from .decide import Peer
 from .driver import Listener, RedirectProtocol
-from .fast import DROPPED, answer_at_once
+from .fast import DROPPED, answerer
 
 #: tuple.__new__: a Peer from its four fields without the Python-level __new__ of a NamedTuple
 _new_peer = tuple.__new__
@@ -40,98 +40,19 @@ CLOSED = 3
 
 class FreshConnection(asyncio.Protocol):
     """One socket of a plain listener until it needs a session (see the module). Subclassed once per
-    listener (:func:`fresh_factory`), which sets :attr:`listener`."""
+    listener (:func:`fresh_factory`), which sets :attr:`listener` and the event loop's callbacks."""
 
     __slots__ = ("transport", "name", "_peer", "_state", "_next", "_deadlines")
 
     listener: Listener  # set on the listener's subclass
-
-    # -- asyncio.Protocol ---------------------------------------------------------------------------
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        listener = self.listener
-        self.transport = transport  # type: ignore[assignment]  # uvloop's transports do not subclass asyncio's
-        self._next: RedirectProtocol | None = None
-        self._peer: Peer | None = None  # made when asked for (peer): the usual redirect needs only name
-        #: the transport's peername, as it gave it: the fast path writes an IPv4 pair into the route line
-        #: itself; :attr:`address` and :attr:`peer` work out the rest when asked
-        self.name: object = transport.get_extra_info("peername")
-        listener.open += 1  # Listener.over_limit, without the call when under the limit
-        if listener.open > listener.allowed:
-            listener.open -= 1
-            if listener.over_limit(self.peer.remote_address):
-                self._deadlines: Deadlines | None = None
-                self._state = FRESH
-                self._finish()
-                return
-        self._deadlines = deadlines = listener.handshake_deadlines
-        due = deadlines.due  # deadlines.add(self), inline
-        due[self] = deadlines.clock() + deadlines.delay
-        if len(due) == 1:
-            deadlines.arm()
-        self._state = FRESH
-        if not listener.fast:
-            self._hand_over()
-
-    def data_received(self, data: bytes) -> None:
-        state = self._state
-        if state == FRESH:
-            listener = self.listener
-            answer = answer_at_once(self, data, listener.env, listener.spec, listener.quick)  # type: ignore[arg-type]
-            if answer is None:
-                self._hand_over().data_received(data)
-                return
-            listener.answered_at_once += 1
-            if answer is DROPPED:
-                self._finish()
-                return
-            # what the session's _close_cleanly does: the answer in one write, the deadline moved to
-            # linger, a FIN (a TCP transport can always write one). The transport is not closing: only
-            # _finish closes it, and a socket the loop closed gets no more reads.
-            transport = self.transport
-            transport.write(answer)
-            self._state = DRAINING
-            # the deadline from the handshake's queue to linger's (Deadlines.take, inline)
-            self._deadlines.due.pop(self, None)  # type: ignore[union-attr]  # set while FRESH
-            self._deadlines = deadlines = listener.linger_deadlines
-            due = deadlines.due
-            due[self] = deadlines.clock() + deadlines.delay
-            if len(due) == 1:
-                deadlines.arm()
-            try:
-                transport.write_eof()
-            except (OSError, RuntimeError):
-                self._finish()
-        elif state == HANDED:  # not after set_protocol; kept for a transport that calls on regardless
-            assert self._next is not None
-            self._next.data_received(data)
-        # DRAINING: the client's bytes after the answer are discarded; CLOSED: nothing to do
-
-    def eof_received(self) -> bool:
-        state = self._state
-        if state == DRAINING:  # the client has closed after the answer: _finish, inline
-            self._state = CLOSED
-            self._deadlines.due.pop(self, None)  # type: ignore[union-attr]  # set while DRAINING
-            self._deadlines = None
-            self.listener.open -= 1
-            return False  # the transport closes itself (both loops), as _finish's close() would
-        if state == FRESH:
-            return bool(self._hand_over().eof_received())
-        if state == HANDED:
-            assert self._next is not None
-            return bool(self._next.eof_received())
-        return True
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        state = self._state
-        if state == CLOSED:
-            return  # the usual end: closed after the client's EOF
-        if state == FRESH:
-            self._hand_over().connection_lost(exc)
-        elif state == DRAINING:
-            self._finish()
-        else:
-            assert self._next is not None
-            self._next.connection_lost(exc)
+    transport: asyncio.Transport
+    #: the transport's peername, as it gave it: the fast path writes an IPv4 pair into the route line itself;
+    #: :attr:`address` and :attr:`peer` work out the rest when asked
+    name: object
+    _peer: Peer | None  # made when asked for (peer): the usual redirect needs only name
+    _state: int
+    _next: RedirectProtocol | None
+    _deadlines: Deadlines | None
 
     # -- the listener's deadlines ---------------------------------------------------------------------
     def expire(self) -> None:
@@ -198,5 +119,96 @@ class FreshConnection(asyncio.Protocol):
 
 def fresh_factory(listener: Listener) -> type[FreshConnection]:
     """The protocol class of ``listener``'s sockets: :class:`FreshConnection` with the listener set on
-    the class, so that making one per socket runs no Python."""
-    return type("FreshConnection", (FreshConnection,), {"__slots__": (), "listener": listener})
+    the class, so that making one per socket runs no Python, and the loop's callbacks made here. They
+    read what never changes for the listener (its deadline queues, environment, spec and fast paths)
+    from this call rather than through ``self.listener``: CPython 3.11 does not specialise a class
+    attribute read through an instance with slots (~180 instructions each, three per redirect)."""
+    answer_at_once = answerer(listener.env, listener.spec, listener.quick)
+    handshake = listener.handshake_deadlines
+    handshake_due, handshake_delay, handshake_clock = handshake.due, handshake.delay, handshake.clock
+    linger = listener.linger_deadlines
+    linger_due, linger_delay, linger_clock = linger.due, linger.delay, linger.clock
+
+    def connection_made(self: FreshConnection, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # uvloop's transports do not subclass asyncio's
+        self._next = None
+        self._peer = None
+        self.name = transport.get_extra_info("peername")
+        listener.open += 1  # Listener.over_limit, without the call when under the limit
+        if listener.open > listener.allowed:
+            listener.open -= 1
+            if listener.over_limit(self.peer.remote_address):
+                self._deadlines = None
+                self._state = FRESH
+                self._finish()
+                return
+        self._deadlines = handshake
+        handshake_due[self] = handshake_clock() + handshake_delay  # handshake.add(self), inline
+        if len(handshake_due) == 1 and handshake.timer is None:
+            handshake.arm()
+        self._state = FRESH
+        if not listener.fast:
+            self._hand_over()
+
+    def data_received(self: FreshConnection, data: bytes) -> None:
+        state = self._state
+        if state == FRESH:
+            answer = answer_at_once(self, data)  # type: ignore[arg-type]
+            if answer is None:
+                self._hand_over().data_received(data)
+                return
+            listener.answered_at_once += 1
+            if answer is DROPPED:
+                self._finish()
+                return
+            # what the session's _close_cleanly does: the answer in one write, the deadline moved to
+            # linger, a FIN (a TCP transport can always write one). The transport is not closing: only
+            # _finish closes it, and a socket the loop closed gets no more reads.
+            transport = self.transport
+            transport.write(answer)
+            self._state = DRAINING
+            # the deadline from the handshake's queue to linger's (Deadlines.take, inline)
+            handshake_due.pop(self, None)  # in it while FRESH
+            self._deadlines = linger
+            linger_due[self] = linger_clock() + linger_delay
+            if len(linger_due) == 1 and linger.timer is None:
+                linger.arm()
+            try:
+                transport.write_eof()
+            except (OSError, RuntimeError):
+                self._finish()
+        elif state == HANDED:  # not after set_protocol; kept for a transport that calls on regardless
+            assert self._next is not None
+            self._next.data_received(data)
+        # DRAINING: the client's bytes after the answer are discarded; CLOSED: nothing to do
+
+    def eof_received(self: FreshConnection) -> bool:
+        state = self._state
+        if state == DRAINING:  # the client has closed after the answer: _finish, inline
+            self._state = CLOSED
+            linger_due.pop(self, None)  # in it while DRAINING
+            self._deadlines = None
+            listener.open -= 1
+            return False  # the transport closes itself (both loops), as _finish's close() would
+        if state == FRESH:
+            return bool(self._hand_over().eof_received())
+        if state == HANDED:
+            assert self._next is not None
+            return bool(self._next.eof_received())
+        return True
+
+    def connection_lost(self: FreshConnection, exc: Exception | None) -> None:
+        state = self._state
+        if state == CLOSED:
+            return  # the usual end: closed after the client's EOF
+        if state == FRESH:
+            self._hand_over().connection_lost(exc)
+        elif state == DRAINING:
+            self._finish()
+        else:
+            assert self._next is not None
+            self._next.connection_lost(exc)
+
+    callbacks = {"connection_made": connection_made, "data_received": data_received, "eof_received": eof_received,
+                 "connection_lost": connection_lost}
+    return type("FreshConnection", (FreshConnection,), {"__slots__": (), "listener": listener, **callbacks})

@@ -20,6 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from itertools import islice
 from typing import TextIO
 
 FORMATS = ("text", "json")
@@ -54,14 +55,14 @@ class BackgroundWriter:
         pending = self.pending
         if not pending:
             return
-        lines = []
-        while pending:
-            lines.append(pending.popleft())
+        # the lines queued so far, taken off in one C loop (popleft until len(pending) are taken): the event
+        # loop's thread may append meanwhile, and what it appends stays for the next write
+        text = "".join(islice(iter(pending.popleft, None), len(pending)))
         dropped, self.dropped = self.dropped, 0
         if dropped:
-            lines.append(f"arouter: {dropped} log line(s) dropped: stderr was not read fast enough\n")
+            text += f"arouter: {dropped} log line(s) dropped: stderr was not read fast enough\n"
         try:
-            self.stream.write("".join(lines))
+            self.stream.write(text)
             self.stream.flush()
         except (OSError, ValueError):
             pass  # a closed stderr must not take the listener down

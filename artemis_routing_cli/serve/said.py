@@ -27,7 +27,8 @@ class Said:
     AMQ221085 / AMQ221086 line as :func:`.decide._account` writes it, for a connection without a
     PROXY header), the counter and the answers for one decision of ``router``."""
 
-    __slots__ = ("decision", "router", "target", "status", "local", "pre", "mid", "post", "cell", "mqtt", "amqp")
+    __slots__ = ("decision", "router", "target", "status", "local", "pre", "mid", "post", "info_pre", "post_line",
+                 "cell", "mqtt", "amqp")
 
     def __init__(self, decision: Decision, router: Router, listener: str, protocol: str, metrics: Metrics,
                  result: RouteResult | None = None) -> None:
@@ -50,6 +51,9 @@ class Said:
             self.mid = f" {head}"
             self.post = f"]: {decision.shown}"
             self.cell = metrics.refusals.cell(name, decision.status, protocol)
+        # the same for a whole text line after its stamp: " INFO  " + pre ... post + newline (fewer parts to join)
+        self.info_pre = f" INFO  {self.pre}"
+        self.post_line = f"{self.post}\n"
         self.mqtt: dict[int, bytes] = {}  # the CONNACK by protocol level
         self.amqp: bytes | None = None
 
@@ -71,7 +75,7 @@ class QuickSide:
     """One listener's fast path for one protocol: its connections counter and a :class:`Said` per
     decision."""
 
-    __slots__ = ("protocol", "listener", "metrics", "connections", "known")
+    __slots__ = ("protocol", "listener", "metrics", "connections", "known", "picked")
 
     def __init__(self, listener: str, protocol: str, metrics: Metrics) -> None:
         self.protocol = protocol
@@ -81,11 +85,20 @@ class QuickSide:
         #: the Said of each engine answer by the id of its target (a hot path looks here first and checks
         #: it is of that very target, status, locality and router, then calls :meth:`said`)
         self.known: dict[int, Said] = {}
+        #: the same for the answers :meth:`Router.pick` chose (``Router.picked``): their status and locality
+        #: follow from the target (None: REFUSED_UNAVAILABLE), so a hot path checks the target and router only
+        self.picked: dict[int, Said] = {}
 
     def said(self, result: RouteResult, decision: Decision, router: Router) -> Said:
         """The Said of ``decision``, what the router's service answers to the engine's ``result``."""
-        if len(self.known) >= MAX_SAID:
-            self.known.clear()
-        said = self.known[id(result.target)] = Said(decision, router, self.listener, self.protocol, self.metrics,
-                                                    result)
+        return self._keep(self.known, result, decision, router)
+
+    def said_picked(self, result: RouteResult, decision: Decision, router: Router) -> Said:
+        """:meth:`said` for a ``result`` that ``router.picked`` made."""
+        return self._keep(self.picked, result, decision, router)
+
+    def _keep(self, kept: dict[int, Said], result: RouteResult, decision: Decision, router: Router) -> Said:
+        if len(kept) >= MAX_SAID:
+            kept.clear()
+        said = kept[id(result.target)] = Said(decision, router, self.listener, self.protocol, self.metrics, result)
         return said

@@ -35,6 +35,19 @@ def test_lines_are_written_in_order_and_all_of_them_by_close():
     assert [line.split("INFO  ")[1] for line in lines] == [f"line {i}" for i in range(1000)]
 
 
+def test_lines_queued_while_the_writer_writes_are_neither_lost_nor_repeated():
+    """The writer takes what is queued in one go (a C loop of popleft) while the event loop's thread keeps
+    appending: every line reaches the stream once, in order."""
+    out = io.StringIO()
+    writer = BackgroundWriter(out, interval=0.0005)
+    for i in range(20_000):
+        writer.write(f"{i}\n")
+        if i % 1000 == 0:
+            threading.Event().wait(0.002)  # let the writer take a batch mid-way
+    writer.close()
+    assert out.getvalue().splitlines() == [str(i) for i in range(20_000)]
+
+
 def test_a_stuck_stderr_never_blocks_the_caller_and_drops_are_reported():
     stream = GatedStream()
     writer = BackgroundWriter(stream, interval=0.001, max_pending=3)
