@@ -61,25 +61,16 @@ def drive(tree: str, kind: str, protocol: str, keys: int, helper: str) -> None:
 
     assert artemis_routing_cli.serve.decide.__file__.startswith(tree), artemis_routing_cli.serve.decide.__file__
 
-    from serve_bench import BROKER_XML, HELLOS
-    from serve_path_bench import StandInTransport
+    from serve_path_bench import StandInTransport, bench_server
     from serve_ratio_bench import BareAnswer
 
     from artemis_routing_cli.config import load
-    from artemis_routing_cli.routing.targets import state_from_options
     from artemis_routing_cli.serve import proxy_gate
     from artemis_routing_cli.serve.log import BackgroundWriter, ServeLog
-    from artemis_routing_cli.serve.server import ServeOptions, Server
+    from artemis_routing_cli.serve.server import Server
 
     requests = ctypes.CDLL(helper) if helper else None
-    hellos = [HELLOS[protocol](i) for i in range(keys)]
-    BareAnswer.answers = {hellos[0][:1]: b"x" * 22}
-    tmp = tempfile.mkdtemp(prefix="arouter-instr-")
-    config = os.path.join(tmp, "broker.xml")
-    Path(config).write_text(BROKER_XML, encoding="utf-8")
-    options = ServeOptions(listen=["127.0.0.1:0"], routers=["bench"], monitor=False,
-                           state=state_from_options(["t1=node-1", "t2=node-2", "t3=node-3"]),
-                           handshake_timeout=300.0, max_connections=100_000)
+    hellos, config, options = bench_server(protocol, keys, "arouter-instr-")
     sink = open(os.devnull, "w")  # noqa: SIM115 - open for the writer thread's whole life
     # the writer thread never wakes on its own while counting: its queue is written out from here before
     # the counts are zeroed and before they are dumped, so that every measured line is written once
@@ -118,7 +109,7 @@ def drive(tree: str, kind: str, protocol: str, keys: int, helper: str) -> None:
         asyncio.run(main())
     finally:
         log.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(os.path.dirname(config), ignore_errors=True)
 
 
 def measure(tmp: str, helper: str, tree: str, kind: str, protocol: str, keys: int, keep: str | None,

@@ -64,25 +64,35 @@ class StandInTransport:
         pass
 
 
-def measure(protocol: str, rounds: int) -> list[tuple[float, float]]:
-    """(µs per serve connection, µs per bare-Protocol connection) of each round, on this path's tree."""
+def bench_server(protocol: str, keys: int, prefix: str) -> tuple[list[bytes], str, object]:
+    """The hellos (``keys`` client ids), a broker.xml written to a new temporary folder and the serve
+    options the in-process serve benches run (the bare Protocol answers the first hello's byte)."""
     from serve_bench import BROKER_XML, HELLOS
     from serve_ratio_bench import BareAnswer
 
-    from artemis_routing_cli.config import load
     from artemis_routing_cli.routing.targets import state_from_options
-    from artemis_routing_cli.serve import proxy_gate
-    from artemis_routing_cli.serve.log import BackgroundWriter, ServeLog
-    from artemis_routing_cli.serve.server import ServeOptions, Server
+    from artemis_routing_cli.serve.server import ServeOptions
 
-    hellos = [HELLOS[protocol](i) for i in range(1000)]
+    hellos = [HELLOS[protocol](i) for i in range(keys)]
     BareAnswer.answers = {hellos[0][:1]: b"x" * 22}
-    tmp = tempfile.mkdtemp(prefix="arouter-path-")
-    config = os.path.join(tmp, "broker.xml")
+    config = os.path.join(tempfile.mkdtemp(prefix=prefix), "broker.xml")
     Path(config).write_text(BROKER_XML, encoding="utf-8")
     options = ServeOptions(listen=["127.0.0.1:0"], routers=["bench"], monitor=False,
                            state=state_from_options(["t1=node-1", "t2=node-2", "t3=node-3"]),
                            handshake_timeout=300.0, max_connections=100_000)
+    return hellos, config, options
+
+
+def measure(protocol: str, rounds: int) -> list[tuple[float, float]]:
+    """(µs per serve connection, µs per bare-Protocol connection) of each round, on this path's tree."""
+    from serve_ratio_bench import BareAnswer
+
+    from artemis_routing_cli.config import load
+    from artemis_routing_cli.serve import proxy_gate
+    from artemis_routing_cli.serve.log import BackgroundWriter, ServeLog
+    from artemis_routing_cli.serve.server import Server
+
+    hellos, config, options = bench_server(protocol, 1000, "arouter-path-")
     sink = open(os.devnull, "w")  # noqa: SIM115 - open for the writer thread's whole life
     log = ServeLog("text", writer=BackgroundWriter(sink))
 
