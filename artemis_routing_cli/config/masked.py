@@ -116,6 +116,11 @@ class _Blowfish:
         return (left ^ p[0]).to_bytes(4, "big") + (right ^ p[1]).to_bytes(4, "big")
 
 
+def is_enc_masked(text: str) -> bool:
+    """PasswordMaskingUtil.isEncMasked: ``text`` is written ``ENC(...)``."""
+    return text.startswith("ENC(") and text.endswith(")")
+
+
 def hex_big_integer_bytes(text: str) -> bytes | None:
     """``new BigInteger(text, 16).toByteArray()``, or None where the constructor throws.
 

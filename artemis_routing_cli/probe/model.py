@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..config.masked import is_enc_masked
+
 PROTOCOLS = ("auto", "amqp", "mqtt", "core", "openwire", "none")
 #: ``--protocol auto`` tries the protocols the connector URL's ``protocols=`` names first, then
 #: these in order: CORE (a connector URL is a CORE connector and the broker's own router talks
@@ -29,8 +31,7 @@ class Credentials:
     @property
     def masked(self) -> bool:
         """``ENC(...)``: a masked password arouter cannot unmask; it is then not sent at all."""
-        p = self.password or ""
-        return p.startswith("ENC(") and p.endswith(")")
+        return is_enc_masked(self.password or "")
 
     def usable(self) -> Credentials:
         """These credentials, minus a masked password."""

@@ -10,6 +10,7 @@ from operator import attrgetter
 
 from lxml import etree
 
+from ..config.masked import is_enc_masked
 from ..config.model import BrokerConfig, ClusterConnection, ConnectionRouter, Divert
 from ..config.parse import child_elements, descendants, local, text_content
 from ..javastr import java_parse_int  # noqa: F401  (re-exported for the rule modules)
@@ -41,7 +42,7 @@ def plaintext_password(value: str, mask_password: bool | None) -> bool:
         return False
     if mask_password is False:
         return True
-    return not (value.startswith("ENC(") and value.endswith(")"))
+    return not is_enc_masked(value)
 
 
 def _section_children(core: etree._Element, section: str, name: str) -> Iterator[etree._Element]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from ..config.masked import NOT_HEXADECIMAL, decoding_failure
+from ..config.masked import NOT_HEXADECIMAL, decoding_failure, is_enc_masked
 from ..config.model import Pool
 from ..config.nodes import READ_FIELDS
 from ..config.positions import Pos
@@ -131,7 +131,8 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         for each in router.pools:  # parsePoolConfiguration decodes the password of every <pool> written
             password = each.password
             # (read as written unless masked, see worked_out_undecodable_message: no memo look-up then)
-            if password is not None and password not in secrets and (mask is True or (mask is None and _enc(password))):
+            if (password is not None and password not in secrets
+                    and (mask is True or (mask is None and is_enc_masked(password)))):
                 # what _undecodable does, without a generator per pool (a large file has thousands)
                 message = undecodable_message(password, mask, key, "pool <password>")
                 if message is not None:
@@ -145,11 +146,6 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if plaintext_password(pool.password, mask):
             yield ctx.report("AR402", _password_pos(ctx, pool), _plain("pool <password>", mask),
                              section=f"connection-router {router.name}")
-
-
-def _enc(password: str) -> bool:
-    """Whether ``password`` is written ``ENC(...)`` (masked when mask-password is not set)."""
-    return password.startswith("ENC(") and password.endswith(")")
 
 
 def _password_pos(ctx: Context, pool: Pool) -> Pos:
@@ -188,7 +184,7 @@ def worked_out_undecodable_message(value: str, mask: bool | None, key: bytes | s
     """What AR404 says about password ``value`` (``what``) under ``mask-password`` ``mask`` and the
     codec's ``key``, or None when the broker decodes it (or reads it as the password itself). The
     same for every router that writes it (a masked pool password is often the same in all)."""
-    enc = value.startswith("ENC(") and value.endswith(")")
+    enc = is_enc_masked(value)
     if mask is False or (mask is None and not enc):
         return None  # read as the password itself
     masked = value[4:-1] if mask is None else value  # with mask-password true, ENC( is not unwrapped

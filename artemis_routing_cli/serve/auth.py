@@ -23,6 +23,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass, field
 
+from ..config.masked import is_enc_masked
 from ..config.model import BrokerConfig
 from ..config.nodes import first_descendant, java_bool, text_content
 from ..errors import UsageError
@@ -113,7 +114,7 @@ def read_properties(path: str, option: str) -> list[tuple[str, str]]:
 
 def verify_password(stored: str, given: str) -> bool:
     """PropertiesLoginModule's check: ``ENC(iterations:salt:hash)`` is PBKDF2, anything else plain."""
-    if stored.startswith("ENC(") and stored.endswith(")"):
+    if is_enc_masked(stored):
         parts = stored[4:-1].split(":")
         if len(parts) != 3:
             return False  # a two-way masked password: the broker needs its codec key to read it

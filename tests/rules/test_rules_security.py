@@ -87,12 +87,13 @@ def test_undecodable_message_remembered_equals_worked_out(value: str, mask: bool
 def test_the_passwords_skipped_before_the_memo_get_no_message(value: str, mask: bool | None) -> None:
     """check() asks for no AR404 message about a pool password read as written (mask-password false,
     or not set and the value not ENC(...)): the worked-out message for it is None."""
+    from artemis_routing_cli.config.masked import is_enc_masked
     from artemis_routing_cli.rules import security
 
-    asked = mask is True or (mask is None and security._enc(value))
+    asked = mask is True or (mask is None and is_enc_masked(value))
     if not asked:
         assert security.worked_out_undecodable_message(value, mask, b"clusterpassword", "pool <password>") is None
-    assert security._enc("ENC(" + value + ")") and security._enc(value) == (value[:4] == "ENC(" and value[-1:] == ")")
+    assert is_enc_masked("ENC(" + value + ")") and is_enc_masked(value) == (value[:4] == "ENC(" and value[-1:] == ")")
 
 
 @settings(max_examples=400, deadline=None)

@@ -19,7 +19,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from ..masked import blowfish_decode, codec_key, undecodable_reason
+from ..masked import blowfish_decode, codec_key, is_enc_masked, undecodable_reason
 from ..positions import Pos
 from ..substitution import Lookup, substitute
 from . import convert
@@ -179,7 +179,7 @@ class Applier:
             key, value = self._substitute(line)
             if value != line.value:
                 self._from_env.add(id(line))
-            if value.startswith("ENC(") and value.endswith(")"):  # PasswordMaskingUtil.isEncMasked
+            if is_enc_masked(value):
                 masked.add(id(line))
                 plain = self._unmask(value, line, key)
                 if plain is None:
