@@ -432,6 +432,15 @@ class Parser:
         """A construct the ``regex`` translation cannot express: the matcher runs this pattern."""
         self.engine_only = True
 
+    def no_backtrack_in_lookbehind(self) -> None:
+        """A possessive quantifier, an atomic group or a repeated ``\\R`` was just parsed: inside a
+        look-behind the matcher runs the pattern. Java bounds a look-behind's atoms by the region's end,
+        not by the look-behind's position (only its last node checks that it ends there), so such a node
+        can take characters after the position and, never giving them back, fail the look-behind where
+        the ``regex`` package, which stops at the position, matches (``\\h(?<!ı{0,3}+)`` before ``ı``)."""
+        if self.lookbehind_depth:
+            self.engine_only = True
+
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
@@ -641,6 +650,9 @@ class Parser:
         body = node.text if node.atomic else f"(?:{node.text})"
         if node.kind == "linebreak":
             body = f"(?>{node.text})"  # Java's Curly/Ques never backtrack into \R
+            self.no_backtrack_in_lookbehind()
+        if mode == "+":
+            self.no_backtrack_in_lookbehind()
         text = body + q + mode
         java_mode = {"": "", "?": "?", "+": "+"}[mode]
         # Which node Java builds decides how its look-behind length check sees it.
@@ -660,6 +672,7 @@ class Parser:
             # Java's GroupCurly never backtracks into one iteration of a fixed-length body
             # (which matters only for \R, whose length varies although Java deems it fixed).
             text = f"(?>{node.text}){q}{mode}"
+            self.no_backtrack_in_lookbehind()
             return Node(text, _study_curly(node.study, cmin, cmax),
                         ast=m.GroupCurly(node.ast, cmin, cmax, java_mode))
         return Node(text, _study_curly(node.study, cmin, cmax), ast=m.Curly(node.ast, cmin, cmax, java_mode))
@@ -1161,6 +1174,7 @@ class Parser:
                 self.note("atomic groups (?>...) are not supported by Python's re before 3.11 nor by "
                           "JavaScript")
                 body = self.expr()
+                self.no_backtrack_in_lookbehind()
                 node = Node(f"(?>{body.text})", _study_independent(body.study), kind="solo",
                             ast=m.Ques(m.Group(body.ast, 0), "atomic"))
             elif ch == 0x3C:  # (?<
