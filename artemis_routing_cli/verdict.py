@@ -27,7 +27,24 @@ from .config.model import BrokerConfig
 from .config.parse import build_config
 from .diagnostics import REFUSES, SKIPS, VERDICT_TEXT, Diagnostic
 from .errors import BrokerRefusesError
+from .javastr import java_hashmap_order
 from .linting import FileReport, LintSettings, lint_loaded
+
+# The order the broker meets what stops it, as stages (ActiveMQServerImpl, 2.21 to 2.44): reading the
+# text (FileDeploymentManager, XMLUtil), the schema (XMLUtil.validate), the parser
+# (FileConfigurationParser), then at start-up the broker properties (parseProperties), each router
+# deployed in list order (initialisePart1: ConnectionRouterManager.deployConnectionRouter builds the
+# cache, the pool, the policy, then the ConnectionRouter, whose constructor compiles the key-filter and
+# then the local-target-filter), the diverts (initialisePart2: deployDiverts), and last the routers
+# started in HashMap order of their names (ConnectionRouterManager.start: a pool's cluster
+# connection or discovery group that is null fails in pool.start()).
+_READING = frozenset({"AR001", "AR705", "AR707"})
+_SCHEMA = frozenset({"AR101", "AR102", "AR103", "AR104", "AR105", "AR106"})
+_PROPERTIES = frozenset({"AR722"})
+_POLICY = frozenset({"AR301", "AR302", "AR303", "AR314"})
+_DIVERTS = frozenset({"AR504"})
+_POOL_START = frozenset({"AR202", "AR203"})
+_ROUTER_SECTION = "connection-router "
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +62,17 @@ class DeployVerdict:
     refusals: tuple[Diagnostic, ...]  # every finding that stops the broker, in file order
     skips: tuple[Diagnostic, ...]  # every finding the broker logs and skips
     routers: tuple[RouterVerdict, ...]
+    # the refusals in the order the broker meets them (the first is what it fails on)
+    failure_order: tuple[Diagnostic, ...] = ()
 
     @property
     def starts(self) -> bool:
         return not self.refusals
+
+    @property
+    def first_failure(self) -> Diagnostic | None:
+        """The finding the broker fails on (it stops at the first), None when it starts."""
+        return self.failure_order[0] if self.failure_order else None
 
     def router(self, name: str) -> RouterVerdict | None:
         return next((r for r in self.routers if r.name == name), None)
@@ -65,10 +89,45 @@ def deploy_verdict(path: str, findings: Iterable[Diagnostic], config: BrokerConf
     found = list(findings)
     refusals = tuple(d for d in found if d.broker == REFUSES)
     skips = tuple(d for d in found if d.broker == SKIPS)
+    names = [r.name for r in config.connection_routers] if config is not None else []
     routers = tuple(
-        RouterVerdict(r.name, not refusals, tuple(d for d in skips if d.section == router_section(r.name)))
-        for r in (config.connection_routers if config is not None else ()))
-    return DeployVerdict(path, refusals, skips, routers)
+        RouterVerdict(name, not refusals, tuple(d for d in skips if d.section == router_section(name)))
+        for name in names)
+    xml = (config.path, *config.included_files) if config is not None else ()
+    return DeployVerdict(path, refusals, skips, routers, broker_failure_order(refusals, names, xml))
+
+
+def broker_failure_order(refusals: Iterable[Diagnostic], routers: list[str],
+                         xml_files: Iterable[str] = ()) -> tuple[Diagnostic, ...]:
+    """``refusals`` (in file order) in the order the broker meets them: see the stages above; within a
+    stage, file order. ``routers``: the router names in the broker's list order; ``xml_files``:
+    broker.xml and its includes (the parser resolves a policy written there: an unknown name stops
+    the parse; one set by broker properties is resolved only as its router is deployed)."""
+    xml = frozenset(xml_files)
+    listed = {name: i for i, name in enumerate(routers)}
+    started = {name: i for i, name in enumerate(java_hashmap_order(routers))}
+
+    def key(item: tuple[int, Diagnostic]) -> tuple[int, int, int, int]:
+        index, d = item
+        router = d.section[len(_ROUTER_SECTION):] if d.section and d.section.startswith(_ROUTER_SECTION) else None
+        if d.rule in _READING:
+            return (0, 0, 0, index)
+        if d.rule in _SCHEMA:
+            return (1, 0, 0, index)
+        if d.rule in _PROPERTIES:
+            return (3, 0, 0, index)
+        if router is not None and router in listed:
+            if d.rule in _POOL_START:
+                return (6, started[router], 0, index)
+            if d.rule in _POLICY and not (d.rule == "AR301" and d.file in xml):
+                return (4, listed[router], 1, index)
+            if d.rule == "AR309":
+                return (4, listed[router], 3 if d.message.startswith("<local-target-filter>") else 2, index)
+        if d.rule in _DIVERTS:
+            return (5, 0, 0, index)
+        return (2, 0, 0, index)  # the parser's validators
+
+    return tuple(d for _, d in sorted(enumerate(refusals), key=key))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +149,9 @@ def finding_text(d: Diagnostic, *, located: bool = True) -> str:
 
 
 def refusal_error(verdict: DeployVerdict, command: str) -> BrokerRefusesError:
-    """The error a routing command ends with when the broker would not start: validate's first
-    refusing finding, located, and how many more there are."""
-    first = verdict.refusals[0]
+    """The error a routing command ends with when the broker would not start: the finding the broker
+    fails on first, located, and how many more there are."""
+    first = verdict.failure_order[0]
     more = len(verdict.refusals) - 1
     tail = f" (and {more} more finding(s) that stop the broker)" if more else ""
     return BrokerRefusesError(
@@ -122,8 +181,8 @@ def load_checked(path: str, options: LoadOptions | None = None, *, stdin_bytes: 
         elif rv.skipped:
             verdicts[rv.name] = SKIPS
         lines = [f"the broker starts, logs and skips: {finding_text(d)}" for d in rv.skipped]
-        if going_on and verdict.refusals:
-            first = verdict.refusals[0]
+        if going_on and verdict.failure_order:
+            first = verdict.failure_order[0]
             lines.insert(0, f"the broker would not start ({first.rule} at {first.file}:{first.line}:{first.column}); "
                             "routed anyway (--ignore-invalid)")
         if lines:

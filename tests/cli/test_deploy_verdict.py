@@ -200,6 +200,22 @@ def test_the_cli_prints_validates_finding_and_exits_1(tmp_path: Path) -> None:
     assert sim.out == ""
 
 
+def test_simulate_names_the_error_the_broker_fails_on_first_and_validate_lists_both(tmp_path: Path) -> None:
+    # issue 36: the broker builds the policy before it compiles the key-filter (the real broker's
+    # start-up on this case: tests/config/test_failure_order_broker.py)
+    path = write(tmp_path, "")
+    props = tmp_path / "broker.properties"
+    props.write_text("connectionRouters.r.keyType=CLIENT_ID\nconnectionRouters.r.keyFilter=(\n"
+                     "connectionRouters.r.policyConfiguration=CONSISTENT_HASH_MODULO\n"
+                     "connectionRouters.r.policyConfiguration.properties.MODULO=abc\n", encoding="utf-8")
+    sim = arouter("simulate", "-c", str(path), "--properties", str(props), "-k", "CLIENT_ID=FOO1")
+    val = arouter("validate", str(path), "--properties", str(props))
+    assert (sim.code, val.code) == (1, 1)
+    assert " AR309 " in val.out and " AR302 " in val.out
+    line = next(x for x in val.out.splitlines() if " AR302 " in x)
+    assert sim.err.startswith(f"arouter: {line} (and 1 more finding(s) that stop the broker)")
+
+
 def test_serve_refuses_to_start(tmp_path: Path) -> None:
     path = write(tmp_path, REFUSED["quorum-size-0"][0])
     run = arouter("serve", "-c", str(path), "--listen", "127.0.0.1:0", "-r", "r1")
