@@ -223,11 +223,19 @@ def _utf8_bad_length(data: bytes, i: int, size: int) -> int:
 def java_utf8_decode(data: bytes) -> str:
     """``new String(data, UTF_8)`` / a REPLACE-ing CharsetDecoder: each malformed sequence is one
     U+FFFD as *Java* counts it (an encoded surrogate ``ED A0 80`` is one, where Python makes three)."""
+    return java_utf8_decode_marked(data)[0]
+
+
+def java_utf8_decode_marked(data: bytes) -> tuple[str, list[tuple[int, int]]]:
+    """:func:`java_utf8_decode`, and where it replaced: (offset in the text, offset in ``data``) of
+    each U+FFFD that stands for malformed bytes (a U+FFFD written as ``EF BF BD`` is not one). The
+    same as ``new InputStreamReader(stream, UTF_8)`` read to the end (tests/config/test_java_utf8_reader_jdk.py)."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), []
     except UnicodeDecodeError:
         pass
     out: list[str] = []
+    marks: list[tuple[int, int]] = []
     i, n = 0, len(data)
     while i < n:
         b1 = data[i]
@@ -237,9 +245,11 @@ def java_utf8_decode(data: bytes) -> str:
             i += 1
         elif 0xC2 <= b1 <= 0xDF:
             if rest < 2:
+                marks.append((len(out), i))
                 out.append("\ufffd")
                 i = n
             elif not _continuation(data[i + 1]):
+                marks.append((len(out), i))
                 out.append("\ufffd")
                 i += 1
             else:
@@ -249,40 +259,51 @@ def java_utf8_decode(data: bytes) -> str:
             if rest < 3:
                 b2 = data[i + 1] if rest > 1 else 0x80
                 bad = rest > 1 and ((b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _continuation(b2))
+                marks.append((len(out), i))
                 out.append("\ufffd")
                 i = i + 1 if bad else n
                 continue
             b2, b3 = data[i + 1], data[i + 2]
             if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _continuation(b2) or not _continuation(b3):
+                marks.append((len(out), i))
                 out.append("\ufffd")
                 i += _utf8_bad_length(data, i, 3)
                 continue
             code = (b1 & 0x0F) << 12 | (b2 & 0x3F) << 6 | b3 & 0x3F
-            out.append("\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code))
+            if 0xD800 <= code <= 0xDFFF:  # an encoded surrogate: one U+FFFD for its three bytes
+                marks.append((len(out), i))
+                out.append("\ufffd")
+            else:
+                out.append(chr(code))
             i += 3
         elif 0xF0 <= b1 <= 0xF7:
             if rest < 4:
                 b2 = data[i + 1] if rest > 1 else 0x80
                 if b1 > 0xF4 or (rest > 1 and ((b1 == 0xF0 and not 0x90 <= b2 <= 0xBF)
                                                or (b1 == 0xF4 and b2 & 0xF0 != 0x80) or not _continuation(b2))):
+                    marks.append((len(out), i))
                     out.append("\ufffd")
                     i += 1
                 elif rest > 2 and not _continuation(data[i + 2]):
+                    marks.append((len(out), i))
                     out.append("\ufffd")
                     i += 2
                 else:
+                    marks.append((len(out), i))
                     out.append("\ufffd")
                     i = n
                 continue
             b2, b3, b4 = data[i + 1], data[i + 2], data[i + 3]
             code = (b1 & 0x07) << 18 | (b2 & 0x3F) << 12 | (b3 & 0x3F) << 6 | b4 & 0x3F
             if not (_continuation(b2) and _continuation(b3) and _continuation(b4)) or not 0x10000 <= code <= 0x10FFFF:
+                marks.append((len(out), i))
                 out.append("\ufffd")
                 i += _utf8_bad_length(data, i, 4)
                 continue
             out.append(chr(code))
             i += 4
         else:
+            marks.append((len(out), i))
             out.append("\ufffd")
             i += 1
-    return "".join(out)
+    return "".join(out), marks
