@@ -25,7 +25,7 @@ from types import MappingProxyType
 from .config import LoadOptions, load_document, with_broker_properties
 from .config.model import BrokerConfig
 from .config.parse import build_config
-from .diagnostics import REFUSES, SKIPS, VERDICT_TEXT, Diagnostic
+from .diagnostics import DEPLOYS, REFUSES, SKIPS, VERDICT_TEXT, Diagnostic, Severity
 from .errors import BrokerRefusesError
 from .javastr import java_hashmap_order
 from .linting import FileReport, LintSettings, lint_loaded
@@ -45,6 +45,9 @@ _POLICY = frozenset({"AR301", "AR302", "AR303", "AR314"})
 _DIVERTS = frozenset({"AR504"})
 _POOL_START = frozenset({"AR202", "AR203"})
 _ROUTER_SECTION = "connection-router "
+# Findings where the broker reads other text than the file shows and deploys with it (bytes that are
+# not UTF-8, read as U+FFFD): the commands route on the broker's text and warn.
+_READ_AS_BROKER = frozenset({"AR707"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,8 @@ class DeployVerdict:
     routers: tuple[RouterVerdict, ...]
     # the refusals in the order the broker meets them (the first is what it fails on)
     failure_order: tuple[Diagnostic, ...] = ()
+    # errors the broker deploys with, reading the file as other text than it shows (commands warn)
+    read_differently: tuple[Diagnostic, ...] = ()
 
     @property
     def starts(self) -> bool:
@@ -94,7 +99,9 @@ def deploy_verdict(path: str, findings: Iterable[Diagnostic], config: BrokerConf
         RouterVerdict(name, not refusals, tuple(d for d in skips if d.section == router_section(name)))
         for name in names)
     xml = (config.path, *config.included_files) if config is not None else ()
-    return DeployVerdict(path, refusals, skips, routers, broker_failure_order(refusals, names, xml))
+    differently = tuple(d for d in found if d.rule in _READ_AS_BROKER and d.broker == DEPLOYS
+                        and d.severity is Severity.ERROR)
+    return DeployVerdict(path, refusals, skips, routers, broker_failure_order(refusals, names, xml), differently)
 
 
 def broker_failure_order(refusals: Iterable[Diagnostic], routers: list[str],

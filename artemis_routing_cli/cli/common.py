@@ -134,6 +134,8 @@ def load_routable(config: str | None, define: list[str] | None, ignore_invalid: 
     refusals = checked.verdict.refusals
     if refusals and not ignore_invalid:
         raise refusal_error(checked.verdict, command)
+    for d in checked.verdict.read_differently:
+        note(f"arouter: warning: {finding_text(d)}; {command} reads the file as the broker does")
     for d in refusals:
         note(f"arouter: warning: {finding_text(d)}; {command} goes on (--ignore-invalid)")
     return checked.config
@@ -151,6 +153,8 @@ def load_judged(config: str | None, define: list[str] | None, command: str, prop
     for d in checked.verdict.refusals:
         note(f"arouter: warning: {finding_text(d)}; the broker would not start with this config "
              f"({command} checks its targets all the same)")
+    for d in checked.verdict.read_differently:
+        note(f"arouter: warning: {finding_text(d)}; {command} reads the file as the broker does")
     return checked.config
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from lxml import etree
 
 from ..errors import ArouterError, ConfigError
+from ..javastr import java_utf8_decode_marked
 from ..records import record
 from ..safeio import MAX_CONFIG_BYTES, read_regular
 from .gcpause import gc_paused
@@ -103,6 +104,8 @@ class SourceEncoding:
     bom: str | None = None  # "UTF-8" / "UTF-16" when the file starts with a byte-order mark
     declared: str | None = None  # the XML declaration's encoding=, as written
     ascii_only: bool = True  # every byte < 0x80: any ASCII-compatible charset reads the same text
+    # (line, column) of each U+FFFD the broker's UTF-8 reader puts in place of malformed bytes
+    replaced: tuple[tuple[int, int], ...] = ()
 
 
 @record(frozen=True, slots=True)
@@ -150,8 +153,9 @@ def base_directory(path: str) -> Path:
     return Path.cwd() if path == "-" else Path(path).resolve().parent
 
 
-def source_encoding(data: bytes) -> SourceEncoding:
-    """What the broker's reading (the JVM default charset, no BOM handling) would trip over."""
+def source_encoding(data: bytes, replaced: tuple[tuple[int, int], ...] = ()) -> SourceEncoding:
+    """What the broker's reading (the JVM default charset, no BOM handling) would trip over;
+    ``replaced``: where :func:`decode` read U+FFFD for malformed bytes."""
     bom = None
     if data.startswith(b"\xef\xbb\xbf"):
         bom, data = "UTF-8", data[3:]
@@ -159,12 +163,17 @@ def source_encoding(data: bytes) -> SourceEncoding:
         bom = "UTF-16"
     m = _XML_DECL_ENCODING.match(data)
     declared = (m.group(1) if m.group(1) is not None else m.group(2)).decode("latin-1") if m else None
-    return SourceEncoding(bom, declared, data.isascii())
+    return SourceEncoding(bom, declared, data.isascii(), replaced)
 
 
-def decode(data: bytes, display: str, *, blank: bool = True) -> str:
+def decode(data: bytes, display: str, *, blank: bool = True, replaced: list[int] | None = None) -> str:
     """Decode by BOM or XML declaration (UTF-8 otherwise); ``blank``: with the declaration's
-    ``encoding=`` blanked out (:func:`blank_encoding`), as lxml takes a str."""
+    ``encoding=`` blanked out (:func:`blank_encoding`), as lxml takes a str.
+
+    ``replaced`` (the main file): UTF-8 that is not valid is read as the broker's reader reads it
+    (``new InputStreamReader(stream)``, UTF-8 on JDK 18+): each malformed sequence becomes one U+FFFD as
+    Java counts them, and its offset in the text is added to ``replaced``. Without it, or in another
+    declared encoding, undecodable bytes are a ConfigError."""
     if data.startswith(b"\xef\xbb\xbf"):
         encoding = "utf-8-sig"
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -178,6 +187,10 @@ def decode(data: bytes, display: str, *, blank: bool = True) -> str:
             raise LookupError(encoding)
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
+        if replaced is not None and known.name == "utf-8":
+            text, marks = java_utf8_decode_marked(data)
+            replaced.extend(at for at, _ in marks)
+            return blank_encoding(text) if blank else text
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ConfigError(f"not valid {encoding} text", file=display, line=line, column=col) from None
@@ -302,7 +315,8 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     else:
         display, data = read_source(path, stdin_bytes)
         base_dir = None
-    text = decode(data, display, blank=False)
+    replaced: list[int] = []
+    text = decode(data, display, blank=False, replaced=replaced)
     # (a text with no "${" is its own substitution: nothing to look for again below)
     opened = has_opening(text)
     # A plain UTF-8 file that nothing substitutes is parsed from its bytes, declaration and all
@@ -337,7 +351,8 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     else:
         locator.verbatim_text = substituted
     core = _find_core(root, display)
-    return RawDocument(display, root, core, locator, replacements, included, has_cdata[0], source_encoding(data),
+    encoding = source_encoding(data, tuple(_positions_of(text, replaced)) if replaced else ())
+    return RawDocument(display, root, core, locator, replacements, included, has_cdata[0], encoding,
                        relative, lookup.properties.get(KEY_PROPERTY), lookup.environ.get(KEY_ENV))
 
 

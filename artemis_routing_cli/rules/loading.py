@@ -44,14 +44,20 @@ absolute path, or one built from `${artemis.instance}`: `${artemis.instance}/etc
         severity=Severity.ERROR,
         category="semantics",
         broker=REFUSES,
-        summary="broker.xml starts with a byte-order mark (the broker does not start) or declares an ignored encoding.",
+        summary="broker.xml starts with a byte-order mark (the broker does not start), declares an ignored encoding "
+                "or holds bytes that are not UTF-8 (the broker reads U+FFFD).",
         doc="""\
 The broker decodes the file itself, in the JVM's default charset, and passes text to the XML
 parser. A byte-order mark (which some Windows editors write) becomes a character before
 `<?xml`: "Content is not allowed in prolog", the broker does not start (error). An `encoding=`
 other than UTF-8 in the XML declaration is ignored (warning): on JDK 18+ the file is read as
-UTF-8 and every non-ASCII byte of, say, an ISO-8859-1 file becomes U+FFFD. Save broker.xml as
-UTF-8 without BOM and declare `encoding="UTF-8"`. (The examples are whole files.)""",
+UTF-8 and every non-ASCII byte of, say, an ISO-8859-1 file becomes U+FFFD. Bytes that are not
+valid UTF-8 in a file read as UTF-8 (an emoji written as two encoded surrogates, `ED A0 BD ED B8 80`,
+as CESU-8 and some generators write it) are read by the broker as U+FFFD, one for each malformed
+sequence as Java's decoder counts them, and it deploys with that text: a key-filter `[😀-🙏]` so
+written becomes `[\ufffd\ufffd-\ufffd\ufffd]` (error, `broker: deploys`; arouter reads the file
+as the broker does and every command says so). Save broker.xml as UTF-8 without BOM and declare
+`encoding="UTF-8"`. (The examples are whole files.)""",
         fail="""<?xml version="1.0" encoding="ISO-8859-1"?>
 <configuration xmlns="urn:activemq">
   <core xmlns="urn:activemq:core">
@@ -79,6 +85,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
     if encoding is None:
         return
     top = Pos(config.path, 1, 1)
+    yield from _replaced(ctx, config.path, encoding.replaced)
     if encoding.bom is not None:
         yield ctx.report("AR707", top,
                          f"the file starts with a {encoding.bom} byte-order mark: the broker reads it as a character "
@@ -92,3 +99,18 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                          f"encoding=\"{encoding.declared}\" is ignored by the broker, which decodes the file itself: "
                          f"{effect}", severity=Severity.WARNING, hint="save as UTF-8 and declare encoding=\"UTF-8\"",
                          broker=DEPLOYS)
+
+
+def _replaced(ctx: Context, path: str, replaced: tuple[tuple[int, int], ...]) -> Iterator[Diagnostic]:
+    """One finding per line where the broker's reader put U+FFFD for bytes that are not UTF-8."""
+    lines: dict[int, list[int]] = {}
+    for line, column in replaced:
+        lines.setdefault(line, []).append(column)
+    for line, columns in lines.items():
+        many = f" ({len(columns)} U+FFFD on this line)" if len(columns) > 1 else ""
+        yield ctx.report("AR707", Pos(path, line, columns[0]),
+                         "bytes that are not valid UTF-8: the broker reads U+FFFD here (its reader decodes "
+                         f"UTF-8 on JDK 18+, one U+FFFD per malformed sequence) and deploys with that text{many}; "
+                         "arouter reads it as the broker does",
+                         hint="save the file as UTF-8 (an emoji is one 4-byte sequence, not two encoded "
+                              "surrogates)", broker=DEPLOYS)

@@ -35,15 +35,22 @@ def _units(text: str) -> str | None:
     return "".join(chr(int(u, 16)) for u in text.split(","))
 
 
-def run_broker(cases: list[tuple[Path, Path | None]], workdir: Path, version: str = DEFAULT_VERSION) -> list[Outcome]:
-    """Start the real broker (``version``) on each (broker.xml, broker properties or None), in one JVM."""
+# The JVM's default charset, which the broker reads broker.xml with: UTF-8, as on JDK 18+ (JEP 400)
+# whatever the locale; the JDK 17 here takes it from this property, not from the test's locale.
+UTF8_DEFAULT = ("-Dfile.encoding=UTF-8",)
+
+
+def run_broker(cases: list[tuple[Path, Path | None]], workdir: Path, version: str = DEFAULT_VERSION,
+               jvm: tuple[str, ...] = UTF8_DEFAULT) -> list[Outcome]:
+    """Start the real broker (``version``) on each (broker.xml, broker properties or None), in one JVM
+    started with ``jvm`` options."""
     needs_jdk()
     lib = artemis_home(version) / "lib"
     classes = compiled(SOURCE, options=("-encoding", "UTF-8", "-cp", f"{lib}/*"))
     args: list[str] = []
     for n, (xml, props) in enumerate(cases):
         args += [str(xml), "" if props is None else str(props), str(workdir / f"instance-{n}")]
-    proc = subprocess.run(["java", "-cp", f"{classes}:{lib}/*", "BrokerStartOracle", *args], capture_output=True,
+    proc = subprocess.run(["java", *jvm, "-cp", f"{classes}:{lib}/*", "BrokerStartOracle", *args], capture_output=True,
                           timeout=HANG_GUARD_SECONDS, check=True, stdin=subprocess.DEVNULL)
     lines = proc.stdout.decode("utf-8", "replace").splitlines()  # (the broker logs to stdout)
     outcomes: list[Outcome] = []
