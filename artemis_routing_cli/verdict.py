@@ -99,9 +99,15 @@ def deploy_verdict(path: str, findings: Iterable[Diagnostic], config: BrokerConf
         RouterVerdict(name, not refusals, tuple(d for d in skips if d.section == router_section(name)))
         for name in names)
     xml = (config.path, *config.included_files) if config is not None else ()
-    differently = tuple(d for d in found if d.rule in _READ_AS_BROKER and d.broker == DEPLOYS
-                        and d.severity is Severity.ERROR)
-    return DeployVerdict(path, refusals, skips, routers, broker_failure_order(refusals, names, xml), differently)
+    return DeployVerdict(path, refusals, skips, routers, broker_failure_order(refusals, names, xml),
+                         read_differently(found))
+
+
+def read_differently(findings: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """The errors the broker deploys with, reading the file as other text than it shows: a command
+    that routes on the broker's text says so with a warning."""
+    return tuple(d for d in findings if d.rule in _READ_AS_BROKER and d.broker == DEPLOYS
+                 and d.severity is Severity.ERROR)
 
 
 def broker_failure_order(refusals: Iterable[Diagnostic], routers: list[str],

@@ -131,8 +131,12 @@ def run_diff(opts: DiffOptions) -> int:
         keys = Keys(file=load_keys(opts.keys_file), path=opts.keys_file)
     old = _load(old_src, properties, [*opts.properties, *opts.old_properties])
     new = _load(new_src, properties, [*opts.properties, *opts.new_properties])
+    from ..verdict import finding_text, read_differently
+
     for side in (old, new):
         note(f"arouter: {'old' if side is old else 'new'}: read {side.source.read}")
+        for d in read_differently(side.diagnostics):
+            note(f"arouter: warning: {finding_text(d)}; diff reads the file as the broker does")
     return _compare(opts, threshold, old, new, state, keys, message)
 
 

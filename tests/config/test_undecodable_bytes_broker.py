@@ -77,3 +77,12 @@ def test_simulate_routes_on_the_brokers_text_with_a_warning(tmp_path: Path) -> N
     assert '"\\ufffd\\ufffdx"' in run.out or "\ufffd\ufffdx" in run.out
     val = arouter("validate", str(path))
     assert val.code == 1 and f"{path}:8:22: error AR707" in val.out
+
+
+def test_diff_compares_the_brokers_text_with_a_warning(tmp_path: Path) -> None:
+    old = _write(tmp_path, 1, b"^a")
+    new = _write(tmp_path, 2, b"[\xed\xa0\xbd\xed\xb8\x80-\xed\xa0\xbd\xed\xb9\x8f]")
+    run = arouter("diff", str(old), str(new))
+    assert run.code == 0, run.err
+    assert "key-filter: ^a \u2192 [\ufffd\ufffd-\ufffd\ufffd]" in run.out
+    assert f"warning: {new}:8:22: error AR707" in run.err and str(old) + ":" not in run.err
