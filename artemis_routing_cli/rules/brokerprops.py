@@ -288,4 +288,4 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
 
     for finding in ctx.config.property_findings:
         if isinstance(finding, Finding):
-            yield ctx.report(finding.rule, finding.pos, finding.message, hint=finding.hint)
+            yield ctx.report(finding.rule, finding.pos, finding.message, hint=finding.hint, broker=finding.broker)

@@ -56,7 +56,8 @@ valid UTF-8 in a file read as UTF-8 (an emoji written as two encoded surrogates,
 as CESU-8 and some generators write it) are read by the broker as U+FFFD, one for each malformed
 sequence as Java's decoder counts them, and it deploys with that text: a key-filter `[😀-🙏]` so
 written becomes `[\ufffd\ufffd-\ufffd\ufffd]` (error, `broker: deploys`; arouter reads the file
-as the broker does and every command says so). Save broker.xml as UTF-8 without BOM and declare
+as the broker does and every command says so). The same holds for a broker properties file in the
+JSON form, which the broker reads through a `Reader` as well. Save broker.xml as UTF-8 without BOM and declare
 `encoding="UTF-8"`. (The examples are whole files.)""",
         fail="""<?xml version="1.0" encoding="ISO-8859-1"?>
 <configuration xmlns="urn:activemq">

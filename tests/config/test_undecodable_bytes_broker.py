@@ -86,3 +86,24 @@ def test_diff_compares_the_brokers_text_with_a_warning(tmp_path: Path) -> None:
     assert run.code == 0, run.err
     assert "key-filter: ^a \u2192 [\ufffd\ufffd-\ufffd\ufffd]" in run.out
     assert f"warning: {new}:8:22: error AR707" in run.err and str(old) + ":" not in run.err
+
+
+def test_a_json_properties_file_is_read_as_the_broker_reads_it(tmp_path: Path) -> None:
+    # the JSON form is read through a Reader in the default charset too (2.37 to 2.40: FileReader,
+    # 2.41+: InputStreamReader); a .properties file is not: see test_properties_files_by_version
+    from artemis_routing_cli.config import LoadOptions
+    from artemis_routing_cli.config.properties import PropertiesOptions
+
+    xml = tmp_path / "empty.xml"
+    xml.write_text('<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core"><name>b</name></core>'
+                   "</configuration>\n", encoding="utf-8")
+    props = tmp_path / "broker.json"
+    props.write_bytes(b'{"connectionRouters": {"r": {"keyType": "CLIENT_ID",\n  "keyFilter": "^\xed\xa0\xbd\xed\xb8\x80'
+                      b'\xe9"}}}\n')
+    outcome, = run_broker([(xml, props)], tmp_path)
+    assert outcome.key_filters == {"r": "^\ufffd\ufffd\ufffd"}
+    checked = load_checked(str(xml), LoadOptions(broker_properties=PropertiesOptions(paths=(str(props),))))
+    assert checked.config.router("r").key_filter == "^\ufffd\ufffd\ufffd"  # type: ignore[union-attr]
+    found = [d for d in checked.report.raw if d.rule == "AR707"]
+    assert [(d.file, d.line, d.column, d.broker) for d in found] == [(str(props), 2, 18, DEPLOYS)]
+    assert checked.verdict.starts and checked.verdict.read_differently == tuple(found)

@@ -56,6 +56,7 @@ POOL_NO_SOURCE = "AR717"
 OVERRIDES_XML = "AR718"
 JSON_NESTED_MAP = "AR719"
 LATIN1 = "AR720"
+READ_AS_FFFD = "AR707"  # a .json file that is not valid UTF-8: the broker reads U+FFFD (and applies it)
 NO_FACTORY = "AR721"
 UNDECODABLE = "AR722"
 BP_NOT_GIVEN = "AR723"
@@ -79,6 +80,7 @@ class Finding:
     pos: Pos
     message: str
     hint: str | None = None
+    broker: str | None = None  # the broker's verdict when not the rule's own
 
 
 @dataclass(frozen=True, slots=True)

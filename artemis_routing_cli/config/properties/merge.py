@@ -9,10 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...diagnostics import DEPLOYS
 from ..model import BrokerConfig
 from ..positions import Pos
 from ..substitution import Lookup
-from .apply import BP_NOT_GIVEN, LATIN1, UNREADABLE, Applier, Finding, StatusError
+from .apply import BP_NOT_GIVEN, LATIN1, READ_AS_FFFD, UNREADABLE, Applier, Finding, StatusError
 from .bridge import from_beans, to_beans
 from .cr import BpSecret
 from .options import BROKER_PROPERTIES, PropertiesOptions
@@ -116,6 +117,15 @@ def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | N
             statuses.append(SourceStatus(source.name, source.path, 0, source.file_checksum,
                                          load_error=source.load_error))
             continue
+        if source.replaced is not None:
+            line, column, count = source.replaced
+            many = f" ({count} U+FFFD in the file)" if count > 1 else ""
+            applier.findings.append(Finding(
+                READ_AS_FFFD, Pos(source.path, line, column),
+                "bytes that are not valid UTF-8: the broker reads U+FFFD here (its reader decodes UTF-8 on JDK 18+, "
+                f"one U+FFFD per malformed sequence) and applies that text{many}; arouter reads it as the broker does",
+                hint="save the file as UTF-8 (an emoji is one 4-byte sequence, not two encoded surrogates)",
+                broker=DEPLOYS))
         if source.utf8_line is not None:
             applier.findings.append(Finding(LATIN1, Pos(source.path, source.utf8_line, 1),
                                             "this file holds UTF-8 text, but the broker reads .properties files as "

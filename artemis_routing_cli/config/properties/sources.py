@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ConfigError
-from ...javastr import java_split
+from ...javastr import java_split, java_utf8_decode_marked
 from ..javauri import url_decode  # URLDecoder.decode, as for acceptor URLs
 from ..positions import Pos
 from .apply import PropLine
@@ -48,6 +48,9 @@ class Source:
     load_error_pos: Pos | None = None
     file_checksum: int = 0  # Adler-32 of the file's bytes (the status' fileAlder32)
     utf8_line: int | None = None  # first line with UTF-8 multi-byte text, which Properties.load reads as ISO-8859-1
+    # (line, column, how many) of the first U+FFFD the broker's reader puts for bytes that are not UTF-8
+    # in a .json file (new InputStreamReader(stream): UTF-8 on JDK 18+), and how many in the file
+    replaced: tuple[int, int, int] | None = None
 
 
 def checksum(lines: list[PropLine]) -> int:
@@ -89,7 +92,13 @@ def parse_bytes(data: bytes, shown: str, name: str) -> Source:
     source = Source(name, shown, file_checksum=zlib.adler32(data))
     try:
         if name.endswith(".json"):
-            text = data.decode("utf-8", "replace")  # new InputStreamReader(stream): UTF-8 on JDK 18+
+            # new InputStreamReader(stream) (2.41+; a FileReader in 2.37 to 2.40): UTF-8 on JDK 18+, each
+            # malformed sequence one U+FFFD as Java counts them
+            text, marks = java_utf8_decode_marked(data)
+            if marks:
+                at = marks[0][0]
+                line = text.count("\n", 0, at) + 1
+                source.replaced = (line, at - (text.rfind("\n", 0, at) + 1) + 1, len(marks))
             entries = [(k, v, line) for k, v, line in load_json(text)]
             source.lines = [PropLine(k, v, Pos(shown, line, 1), json=True) for k, v, line in entries]
         else:
