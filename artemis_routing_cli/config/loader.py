@@ -166,14 +166,15 @@ def source_encoding(data: bytes, replaced: tuple[tuple[int, int], ...] = ()) -> 
     return SourceEncoding(bom, declared, data.isascii(), replaced)
 
 
-def decode(data: bytes, display: str, *, blank: bool = True, replaced: list[int] | None = None) -> str:
+def decode(data: bytes, display: str, *, blank: bool = True, replaced: list[int] | None = None,
+           why: str = "") -> str:
     """Decode by BOM or XML declaration (UTF-8 otherwise); ``blank``: with the declaration's
     ``encoding=`` blanked out (:func:`blank_encoding`), as lxml takes a str.
 
     ``replaced`` (the main file): UTF-8 that is not valid is read as the broker's reader reads it
     (``new InputStreamReader(stream)``, UTF-8 on JDK 18+): each malformed sequence becomes one U+FFFD as
     Java counts them, and its offset in the text is added to ``replaced``. Without it, or in another
-    declared encoding, undecodable bytes are a ConfigError."""
+    declared encoding, undecodable bytes are a ConfigError (its message ends with ``why``)."""
     if data.startswith(b"\xef\xbb\xbf"):
         encoding = "utf-8-sig"
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -193,7 +194,7 @@ def decode(data: bytes, display: str, *, blank: bool = True, replaced: list[int]
             return blank_encoding(text) if blank else text
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ConfigError(f"not valid {encoding} text", file=display, line=line, column=col) from None
+        raise ConfigError(f"not valid {encoding} text{why}", file=display, line=line, column=col) from None
     except (LookupError, ValueError, TypeError):  # UnicodeError is a ValueError
         raise ConfigError(f"unknown encoding {encoding[:40]!r} in the XML declaration", file=display, line=1,
                           column=1) from None
@@ -493,7 +494,8 @@ def _splice(inc: etree._Element, data: bytes, shown: str, base_dir: Path, pos: P
             source: FileSource | None) -> None:
     """Put an included file's content where its ``<xi:include>`` stands (text, or a parsed tree whose
     own includes are expanded first)."""
-    text = decode(data, shown)
+    text = decode(data, shown, why=" (the broker's XML parser reads an included file itself and stops at such bytes "
+                                   "with a fatal error: the broker does not start)")
     included.append(shown)
     has_cdata[0] = has_cdata[0] or _CDATA in text
     parse_mode = (inc.get("parse") or "xml").strip()

@@ -107,3 +107,20 @@ def test_a_json_properties_file_is_read_as_the_broker_reads_it(tmp_path: Path) -
     found = [d for d in checked.report.raw if d.rule == "AR707"]
     assert [(d.file, d.line, d.column, d.broker) for d in found] == [(str(props), 2, 18, DEPLOYS)]
     assert checked.verdict.starts and checked.verdict.read_differently == tuple(found)
+
+
+def test_an_included_file_that_is_not_utf8_stops_the_broker(tmp_path: Path) -> None:
+    # Xerces reads an XIncluded file itself, from its bytes: a fatal error, the broker does not start
+    # (arouter stops too, exit 2, and says why)
+    routers = tmp_path / "routers.xml"
+    routers.write_bytes(b'<connection-routers xmlns="urn:activemq:core">\n  <connection-router name="r">\n'
+                        b"    <key-filter>^\xed\xa0\xbd\xed\xb8\x80</key-filter>\n  </connection-router>\n"
+                        b"</connection-routers>\n")
+    xml = tmp_path / "broker.xml"
+    xml.write_text('<configuration xmlns="urn:activemq" xmlns:xi="http://www.w3.org/2001/XInclude">\n'
+                   f'  <core xmlns="urn:activemq:core"><name>b</name><xi:include href="{routers}"/></core>\n'
+                   "</configuration>\n", encoding="utf-8")
+    outcome, = run_broker([(xml, None)], tmp_path)
+    assert outcome.parse_error is not None and "Invalid byte 2 of 3-byte UTF-8 sequence" in outcome.parse_error
+    run = arouter("validate", str(xml))
+    assert run.code == 2 and ":3:18: not valid utf-8 text" in run.err and "the broker does not start" in run.err
