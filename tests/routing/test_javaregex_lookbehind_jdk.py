@@ -15,6 +15,7 @@ asked of the JDK again.
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
 from pathlib import Path
 
@@ -90,3 +91,36 @@ def test_expected_answers_are_the_jdks() -> None:
         pytest.skip(why)
     answers = oracle.run_oracle(oracle.compile_oracle(), [(p, t) for p, t, _ in EXPECTED])
     assert [a.found for a in answers] == [f for _, _, f in EXPECTED]
+
+
+def _random_cases(seed: int, count: int) -> list[tuple[str, str]]:
+    """Look-behinds over possessive, atomic, greedy and lazy bodies, on short texts of their letters."""
+    rng = random.Random(seed)
+    atoms = ["a", "b", "\\d", "[ab]", ".", "\u0131", "\\h", "(?:ab)", "(?:a|ab)", "\\R"]
+    quants = ["?", "??", "?+", "{0,2}", "{0,2}+", "{1,2}+", "{0,3}?", ""]
+
+    def body() -> str:
+        parts = []
+        for _ in range(rng.randint(1, 3)):
+            part = rng.choice(atoms) + rng.choice(quants)
+            parts.append(f"(?>{part})" if rng.random() < 0.15 else part)
+        return "".join(parts)
+
+    cases = []
+    for _ in range(count):
+        look = f"(?<{rng.choice('=!')}{body()})"
+        pattern = rng.choice([f"{rng.choice(atoms)}{look}", f"{look}{rng.choice(atoms)}", f"[ab ]{look}\\w?"])
+        text = "".join(rng.choice("ab1 \u0131\r\n") for _ in range(rng.randint(0, 7)))
+        cases.append((pattern, text))
+    return cases
+
+
+def test_random_look_behinds_find_what_java_finds() -> None:
+    oracle = _oracle()
+    if (why := oracle.missing_tools()) is not None:
+        pytest.skip(why)
+    cases = _random_cases(36, 1500)
+    answers = oracle.run_oracle(oracle.compile_oracle(), cases)
+    wrong = [(p, t, a.found, compile_java(p).find(t)) for (p, t), a in zip(cases, answers, strict=True)
+             if a.error is None and compile_java(p).find(t) != a.found]
+    assert wrong == []
