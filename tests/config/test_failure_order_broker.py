@@ -5,7 +5,8 @@ validate lists every finding; a command that stops on a refused config (simulate
 names the one the broker fails on: ``verdict.DeployVerdict.first_failure``. The broker parses
 broker.xml (an unknown policy name written there stops the parse), applies the broker properties,
 deploys each router in list order (cache, pool, policy, then the key-filter and the
-local-target-filter in ConnectionRouter's constructor), then deploys the diverts.
+local-target-filter in ConnectionRouter's constructor), deploys the diverts, and starts the routers
+(a pool's unknown cluster connection fails there).
 """
 
 from __future__ import annotations
@@ -73,6 +74,13 @@ CASES: dict[str, tuple[str, str | None, tuple[str, str], str]] = {
         ROUTER.format(diverts=DIVERT, router="\n        <local-target-filter>[</local-target-filter>"),
         None, ("AR309", "<local-target-filter>"),
         "java.util.regex.PatternSyntaxException: Unclosed character class near index 0"),
+    "diverts before the routers start": (
+        EMPTY.replace("<name>b</name>", "<name>b</name>" + DIVERT),
+        "connectionRouters.r.keyType=CLIENT_ID\nconnectionRouters.r.policyConfiguration=FIRST_ELEMENT\n"
+        "connectionRouters.r.poolConfiguration.clusterConnection=nope\n",
+        ("AR504", "divert filter"),
+        "org.apache.activemq.artemis.api.core.ActiveMQInvalidFilterExpressionException: "
+        "AMQ229020: Invalid filter: x ==="),
 }
 
 
