@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from router_shapes import shape_names
+
 HERE = Path(__file__).resolve().parent
 
 WARMUP = 2000
@@ -70,7 +72,7 @@ def drive(tree: str, kind: str, protocol: str, keys: int, helper: str) -> None:
     from artemis_routing_cli.serve.server import Server
 
     requests = ctypes.CDLL(helper) if helper else None
-    hellos, config, options = bench_server(protocol, keys, "arouter-instr-")
+    hellos, config, options = bench_server(protocol, keys, "arouter-instr-", kind.partition(":")[2] or "hash")
     sink = open(os.devnull, "w")  # noqa: SIM115 - open for the writer thread's whole life
     # the writer thread never wakes on its own while counting: its queue is written out from here before
     # the counts are zeroed and before they are dumped, so that every measured line is written once
@@ -140,6 +142,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocols", default="mqtt,amqp")
     parser.add_argument("--kinds", default="serve,bare")
+    parser.add_argument("--shapes", default="hash",
+                        help="the router shapes serve runs (router_shapes.py), comma-separated, or all")
     parser.add_argument("--keys", type=int, default=1000, help="distinct client ids cycled through")
     parser.add_argument("--before", metavar="TREE", help="also arouter serve from this source tree")
     parser.add_argument("--keep", metavar="DIR", help="copy the measured callgrind dumps into DIR")
@@ -151,18 +155,26 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         raise SystemExit("serve_instr_bench: needs valgrind")
-    runs = [(kind, kind, str(HERE.parent)) for kind in args.kinds.split(",")]
-    if args.before:
-        runs.append(("before", "serve", os.path.abspath(args.before)))
+    shapes = shape_names(args.shapes)
+    runs = []  # (shown as, kind, tree)
+    for kind in args.kinds.split(","):
+        if kind != "serve":
+            runs.append((kind, kind, str(HERE.parent)))
+            continue
+        for shape in shapes:
+            shown = "serve" if shapes == ["hash"] else f"serve:{shape}"
+            if args.before:
+                runs.append((shown.replace("serve", "before"), f"serve:{shape}", os.path.abspath(args.before)))
+            runs.append((shown, f"serve:{shape}", str(HERE.parent)))
     print(f"callgrind, in process (stand-in transport); instructions per connection over {N:,} connections "
           f"after {WARMUP:,} of warm-up; {args.keys} client ids")
     tmp = tempfile.mkdtemp(prefix="arouter-instr-")
     try:
         helper = build_helper(tmp)
         for protocol in args.protocols.split(","):
-            shown = [f"{shown_as} {measure(tmp, helper, tree, kind, protocol, args.keys, args.keep, shown_as):,.0f}"
-                     for shown_as, kind, tree in runs]
-            print(f"  {protocol:5} " + "; ".join(shown), flush=True)
+            for shown_as, kind, tree in runs:
+                count = measure(tmp, helper, tree, kind, protocol, args.keys, args.keep, shown_as)
+                print(f"  {protocol:5} {shown_as:24} {count:9,.0f}", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
