@@ -4,9 +4,10 @@ Most redirects are one read and one write: an MQTT CONNECT, or an AMQP header an
 SASL, arrives whole in the first ``data_received`` and gets its answer at once. For that case
 :func:`answerer`'s function does what the session would (:mod:`.connection`, :mod:`.mqtt_session`,
 :mod:`.amqp_session`): detection as the acceptor does it, the same sans-IO codec, the same routing
-call (:func:`.decide.route_now`: the engine, its regex budget, the route line and the metrics), and
-returns the very bytes the session would write. The driver then writes them and half-closes as
-the session's ``_close_cleanly`` does.
+(the engine's ``Router.pick`` / ``Router.route_value`` that ``Router.route`` runs untraced, under
+:func:`.decide.route_value_within_budget` where a filter is set; :func:`.decide.route_now` for a
+ROLE_NAME key), the same route line and metrics, and returns the very bytes the session would write.
+The driver then writes them and half-closes as the session's ``_close_cleanly`` does.
 
 It declines - and nothing has been done, counted or logged yet - whenever the session could do
 something else: fewer bytes than detection needs or more than the handshake budget, a hello not
