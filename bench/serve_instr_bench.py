@@ -2,18 +2,18 @@
 by hand; issue 21). Repeatable to a few instructions, where CPU times move with the machine's load.
 
     python bench/serve_instr_bench.py [--protocols mqtt,amqp] [--kinds serve,bare] [--keys 1000]
-                                      [--before TREE] [--keep DIR]
+                                      [--before TREE] [--keep DIR] [--shapes hash|all|SHAPE,...]
 
 Each connection is driven as ``serve_path_bench.py`` drives it (the listener of ``serve_ratio_bench.py``:
-CONSISTENT_HASH on CLIENT_ID, three targets, the route log through the background writer to
-/dev/null; ``connection_made`` with a stand-in transport, ``data_received`` with the hello,
-``eof_received``, ``connection_lost``). A child process inside ``valgrind --tool=callgrind`` does the
-set-up and a warm-up of 2,000 connections, zeroes the counts (a client request, through a helper built
-from ``valgrind/callgrind.h``), drives 5,000 more connections and dumps the counts: instructions over
-connections (the log writer's work on the lines included: its queue is written out from the main thread
-before the counts are zeroed and again before they are dumped; its thread does not wake meanwhile). ``bare``: the
-bare Protocol of ``serve_ratio_bench.py``, driven the same way. ``--keep DIR``: the dumps are copied
-there (``callgrind_annotate DIR/cg.serve.mqtt``).
+CONSISTENT_HASH on CLIENT_ID, three targets, the route log through the background writer to /dev/null;
+``connection_made`` with a stand-in transport, ``data_received`` with the hello, ``eof_received``,
+``connection_lost``; ``--shapes``: other routers, ``bench/router_shapes.py``). A child process inside
+``valgrind --tool=callgrind`` does the set-up and a warm-up of 2,000 connections, zeroes the counts (a
+client request, through a helper built from ``valgrind/callgrind.h``), drives 5,000 more connections and
+dumps the counts: instructions over connections (the log writer's work on the lines included: its queue
+is written out from the main thread before the counts are zeroed and again before they are dumped; its
+thread does not wake meanwhile). ``bare``: the bare Protocol of ``serve_ratio_bench.py``, driven the same
+way. ``--keep DIR``: the dumps are copied there (``callgrind_annotate DIR/cg.serve.mqtt``).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ test (run by hand, never from the test suite; issue 21).
 
     python bench/serve_ratio_bench.py [--repeats 5] [--seconds 3] [--rate 5000] [--open-seconds 5]
                                       [--protocols mqtt,amqp] [--loops uvloop,asyncio] [--before TREE]
+                                      [--shapes hash|all|SHAPE,...]
 
 The anchor: a bare ``asyncio.Protocol`` that reads one hello (an MQTT CONNECT, or the AMQP header and
 Open) until it is whole and writes a fixed answer - the very bytes ``arouter serve`` answers that
@@ -17,6 +18,11 @@ which shows what that discipline costs by itself; ``arouter serve`` (the route l
 source tree (``git archive OLD | tar -x -C TREE``), so a before/after comes from one run.
 The load generator is ``bench/loadgen/loadgen.c`` (C, one epoll loop: a few microseconds per
 connection), in its own process.
+
+``--shapes``: the routers ``arouter serve`` runs, one server process each (``bench/router_shapes.py``:
+each policy with and without a cache, a key-filter, local-target-filters, a SOURCE_IP key, the
+operator's sharding pattern; the default is ``hash``, CONSISTENT_HASH over three targets). Each
+shape is measured next to its own run of the bare Protocol, and its ratio is taken against that one.
 
 Each repeat runs, in an order that alternates from repeat to repeat, for each protocol and loop:
 the bare Protocol and serve in a closed loop (16 clients: connect, hello, read until the server
@@ -221,12 +227,11 @@ def main() -> None:
         return kind if shapes == ["hash"] else f"{kind}:{shape}"
 
     try:
-        for loop_name in loops:
-            for shape in shapes:
-                start(named("serve", shape), loop_name, run_arouter, configs[shape], local_target(shape))
         first = named("serve", shapes[0])
         for loop_name in loops:
-            wait_listening(port[first, loop_name])
+            for shape in shapes:  # one at a time: a dozen interpreters starting at once on a busy machine are slow
+                start(named("serve", shape), loop_name, run_arouter, configs[shape], local_target(shape))
+                wait_listening(port[named("serve", shape), loop_name])
         answers = {HELLOS[name](0)[:1]: read_answer(port[first, loops[0]], HELLOS[name](0)) for name in protocols}
         for head, answer in answers.items():
             print(f"fixed answer to a hello starting {head!r}: {len(answer)} bytes (serve's own answer)")
@@ -235,6 +240,7 @@ def main() -> None:
                 for shape in shapes:
                     start(named("before", shape), loop_name, run_serve_from, configs[shape],
                           os.path.abspath(args.before), local_target(shape))
+                    wait_listening(port[named("before", shape), loop_name])
             start("bare", loop_name, run_bare_answer, answers, False)
             start("half-close", loop_name, run_bare_answer, answers, True)
         for where in port.values():
