@@ -82,6 +82,16 @@ def _bmp_text(text: str) -> bool:
     return text.isascii() or _NOT_BMP.search(text) is None
 
 
+#: find / matches remember their answers on texts of at most MEMO_KEY_CHARS characters, at most MEMO_SIZE
+#: of them per pattern, all forgotten at once when full: a router evaluates its filters on every
+#: connection's key, and clients come back with the same client id or user. The answer is a pure function
+#: of the pattern and the text, so what is remembered changes no answer (an evaluation that runs out of
+#: its time budget raises and is not remembered; the next one is bounded again).
+MEMO_SIZE = 4096
+MEMO_KEY_CHARS = 128
+_UNKNOWN = object()
+
+
 @record(frozen=True)
 class JavaPattern:
     """A compiled Java pattern.
@@ -102,6 +112,9 @@ class JavaPattern:
     quick_find: int = field(default=-1, repr=False, compare=False)
     quick_matches: int = field(default=-1, repr=False, compare=False)
     _compiled: regex.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    #: answers of find / matches on texts seen lately (see MEMO_SIZE)
+    _found: dict[str, str | None] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _matched: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _regex(self) -> regex.Pattern[str]:
         """The translation, compiled on first use (a pattern answered only by the matcher, or only on
@@ -155,6 +168,17 @@ class JavaPattern:
         Java's group 0 is ``text.substring(start, end)`` in UTF-16 units, so it can start or end
         inside a surrogate pair (the half is then a lone surrogate in the Python str).
         """
+        found = self._found
+        answer = found.get(text, _UNKNOWN)
+        if answer is _UNKNOWN:
+            answer = self._find(text)
+            if len(text) <= MEMO_KEY_CHARS:
+                if len(found) >= MEMO_SIZE:
+                    found.clear()
+                found[text] = answer
+        return answer  # type: ignore[return-value]
+
+    def _find(self, text: str) -> str | None:
         compiled = self._compiled
         if compiled is not None and len(text) <= self.quick_find and _bmp_text(text):
             m = compiled.search(text)  # bounded work: no timeout to set (_match_bound)
@@ -180,6 +204,17 @@ class JavaPattern:
 
     def matches(self, text: str) -> bool:
         """``Matcher.matches()``: does the whole text match."""
+        matched = self._matched
+        answer = matched.get(text)
+        if answer is None:
+            answer = self._matches(text)
+            if len(text) <= MEMO_KEY_CHARS:
+                if len(matched) >= MEMO_SIZE:
+                    matched.clear()
+                matched[text] = answer
+        return answer
+
+    def _matches(self, text: str) -> bool:
         compiled = self._compiled
         if compiled is not None and len(text) <= self.quick_matches and _bmp_text(text):
             return compiled.fullmatch(text) is not None  # bounded work: no timeout to set (_match_bound)

@@ -21,7 +21,7 @@ import pytest
 
 from artemis_routing_cli.jregex._javaregex_match import to_text, units
 from artemis_routing_cli.jregex._match_bound import LONGEST, QUICK_WORK, _work, quick_length
-from artemis_routing_cli.jregex.javaregex import JavaPattern, compile_java, match_budget
+from artemis_routing_cli.jregex.javaregex import MEMO_KEY_CHARS, MEMO_SIZE, JavaPattern, compile_java, match_budget
 
 ATOMS = ["a", "b", "ab", "[ab]", "[^b]", ".", "\\d", "(?:ab)", "(a|b)", "(?:a|bb)", "x", "(?i:A)", "\\w", "-"]
 QUANTIFIERS = ["", "", "*", "+", "?", "{2}", "{1,3}", "{2,}", "*?", "+?", "??", "*+"]
@@ -103,7 +103,8 @@ def test_the_bounded_length_is_the_longest_within_the_work() -> None:
 
 
 def without_quick(pattern: JavaPattern) -> JavaPattern:
-    """The pattern evaluated as before issue 37: always through the timeout path."""
+    """The pattern evaluated as before issue 37: always through the timeout path (a copy: it remembers
+    no answer yet)."""
     return replace(pattern, quick_find=-1, quick_matches=-1)
 
 
@@ -115,8 +116,7 @@ def engine_find(pattern: JavaPattern, text: str) -> str | None:
 
 @pytest.mark.parametrize("java", PLAIN + random_patterns(60, 38))
 def test_the_answers_are_the_same_with_and_without_the_quick_evaluation(java: str) -> None:
-    quick = compile_java(java)
-    quick.prepare()
+    quick = replace(compile_java(java)).prepare()  # a copy that remembers no answer yet
     slow = without_quick(quick)
     rng = random.Random(java)
     for text in texts(java, 30, rng) + ["load-1", "NULL", "0", "bench-12", "R12-ABC", "NODE7-x", "caf\u00e9"]:
@@ -140,3 +140,27 @@ def test_within_its_bounded_length_a_key_is_answered_even_when_the_budget_is_spe
     with match_budget(0.0):
         assert pattern.matches("load-1") is True
         assert pattern.find("xload") is None
+
+
+def test_remembered_answers_are_the_answers_and_the_memo_is_bounded() -> None:
+    fresh = replace(compile_java(r"^[a-c]+(\d)?"))
+    keys = [f"{'abc'[i % 3] * (i % 5 + 1)}{i % 10}" if i % 4 else f"x{i}" for i in range(MEMO_SIZE + 10)]
+    for key in keys[:300]:
+        first = fresh.find(key), fresh.matches(key)
+        assert (fresh.find(key), fresh.matches(key)) == first == (fresh._find(key), fresh._matches(key)), key
+    for key in keys:
+        fresh.find(key)
+        fresh.matches(key)
+    assert 0 < len(fresh._found) <= MEMO_SIZE and 0 < len(fresh._matched) <= MEMO_SIZE
+    long_key = "a" * (MEMO_KEY_CHARS + 1)
+    assert fresh.find(long_key) == long_key and long_key not in fresh._found
+
+
+def test_an_evaluation_that_runs_out_of_its_budget_is_not_remembered() -> None:
+    fresh = replace(compile_java("(a|a)+b"))
+    key = "a" * 40
+    with match_budget(0.02), pytest.raises(TimeoutError):
+        fresh.matches(key)
+    assert key not in fresh._matched
+    with match_budget(0.02), pytest.raises(TimeoutError):  # evaluated again, and bounded again
+        fresh.matches(key)
