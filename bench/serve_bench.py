@@ -50,25 +50,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from router_shapes import NODE_IDS, broker_xml  # noqa: E402
+
 from artemis_routing_cli.errors import UsageError  # noqa: E402
 from artemis_routing_cli.protocols.amqp import AMQP_HEADER, Open, encode_open  # noqa: E402
 from artemis_routing_cli.protocols.mqtt import MqttClient  # noqa: E402
 from artemis_routing_cli.serve.loops import LOOPS, choose_loop, uvloop_version  # noqa: E402
 
-BROKER_XML = """<?xml version="1.0" encoding="UTF-8"?>
-<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">
-  <connectors>
-    <connector name="t1">tcp://10.0.0.1:61616</connector>
-    <connector name="t2">tcp://10.0.0.2:61616</connector>
-    <connector name="t3">tcp://10.0.0.3:61616</connector>
-  </connectors>
-  <connection-routers><connection-router name="bench">
-    <key-type>CLIENT_ID</key-type><policy name="CONSISTENT_HASH"/>
-    <pool><static-connectors><connector-ref>t1</connector-ref><connector-ref>t2</connector-ref>
-      <connector-ref>t3</connector-ref></static-connectors></pool>
-  </connection-router></connection-routers>
-</core></configuration>
-"""
+BROKER_XML = broker_xml("hash")  # CONSISTENT_HASH on CLIENT_ID over t1-t3 (router_shapes.py)
 
 WARMUP_SECONDS = 0.5
 
@@ -104,7 +93,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def wait_listening(port: int) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a server process starting on a busy machine
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -115,7 +104,7 @@ def wait_listening(port: int) -> None:
 
 
 # -- servers (child processes) ---------------------------------------------------------------------
-def run_arouter(port: int, loop_name: str, config: str) -> None:
+def run_arouter(port: int, loop_name: str, config: str, local_target: str | None = None) -> None:
     raise_nofile()
     from artemis_routing_cli.config import load
     from artemis_routing_cli.routing.targets import state_from_options
@@ -123,7 +112,7 @@ def run_arouter(port: int, loop_name: str, config: str) -> None:
     from artemis_routing_cli.serve.server import ServeOptions, run
 
     options = ServeOptions(listen=[f"127.0.0.1:{port}"], routers=["bench"], monitor=False,
-                           state=state_from_options(["t1=node-1", "t2=node-2", "t3=node-3"]),
+                           state=state_from_options(NODE_IDS), local_target=local_target,
                            handshake_timeout=300.0, max_connections=100_000)
     with open(os.devnull, "w") as sink:  # the route log is written (to /dev/null) as `arouter serve` writes it
         log = ServeLog("text", writer=BackgroundWriter(sink))

@@ -2,18 +2,18 @@
 by hand; issue 21). Repeatable to a few instructions, where CPU times move with the machine's load.
 
     python bench/serve_instr_bench.py [--protocols mqtt,amqp] [--kinds serve,bare] [--keys 1000]
-                                      [--before TREE] [--keep DIR]
+                                      [--before TREE] [--keep DIR] [--shapes hash|all|SHAPE,...]
 
 Each connection is driven as ``serve_path_bench.py`` drives it (the listener of ``serve_ratio_bench.py``:
-CONSISTENT_HASH on CLIENT_ID, three targets, the route log through the background writer to
-/dev/null; ``connection_made`` with a stand-in transport, ``data_received`` with the hello,
-``eof_received``, ``connection_lost``). A child process inside ``valgrind --tool=callgrind`` does the
-set-up and a warm-up of 2,000 connections, zeroes the counts (a client request, through a helper built
-from ``valgrind/callgrind.h``), drives 5,000 more connections and dumps the counts: instructions over
-connections (the log writer's work on the lines included: its queue is written out from the main thread
-before the counts are zeroed and again before they are dumped; its thread does not wake meanwhile). ``bare``: the
-bare Protocol of ``serve_ratio_bench.py``, driven the same way. ``--keep DIR``: the dumps are copied
-there (``callgrind_annotate DIR/cg.serve.mqtt``).
+CONSISTENT_HASH on CLIENT_ID, three targets, the route log through the background writer to /dev/null;
+``connection_made`` with a stand-in transport, ``data_received`` with the hello, ``eof_received``,
+``connection_lost``; ``--shapes``: other routers, ``bench/router_shapes.py``). A child process inside
+``valgrind --tool=callgrind`` does the set-up and a warm-up of 2,000 connections, zeroes the counts (a
+client request, through a helper built from ``valgrind/callgrind.h``), drives 5,000 more connections and
+dumps the counts: instructions over connections (the log writer's work on the lines included: its queue
+is written out from the main thread before the counts are zeroed and again before they are dumped; its
+thread does not wake meanwhile). ``bare``: the bare Protocol of ``serve_ratio_bench.py``, driven the same
+way. ``--keep DIR``: the dumps are copied there (``callgrind_annotate DIR/cg.serve.mqtt``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from router_shapes import shape_names
 
 HERE = Path(__file__).resolve().parent
 
@@ -70,7 +72,7 @@ def drive(tree: str, kind: str, protocol: str, keys: int, helper: str) -> None:
     from artemis_routing_cli.serve.server import Server
 
     requests = ctypes.CDLL(helper) if helper else None
-    hellos, config, options = bench_server(protocol, keys, "arouter-instr-")
+    hellos, config, options = bench_server(protocol, keys, "arouter-instr-", kind.partition(":")[2] or "hash")
     sink = open(os.devnull, "w")  # noqa: SIM115 - open for the writer thread's whole life
     # the writer thread never wakes on its own while counting: its queue is written out from here before
     # the counts are zeroed and before they are dumped, so that every measured line is written once
@@ -140,6 +142,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocols", default="mqtt,amqp")
     parser.add_argument("--kinds", default="serve,bare")
+    parser.add_argument("--shapes", default="hash",
+                        help="the router shapes serve runs (router_shapes.py), comma-separated, or all")
     parser.add_argument("--keys", type=int, default=1000, help="distinct client ids cycled through")
     parser.add_argument("--before", metavar="TREE", help="also arouter serve from this source tree")
     parser.add_argument("--keep", metavar="DIR", help="copy the measured callgrind dumps into DIR")
@@ -151,18 +155,26 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         raise SystemExit("serve_instr_bench: needs valgrind")
-    runs = [(kind, kind, str(HERE.parent)) for kind in args.kinds.split(",")]
-    if args.before:
-        runs.append(("before", "serve", os.path.abspath(args.before)))
+    shapes = shape_names(args.shapes)
+    runs = []  # (shown as, kind, tree)
+    for kind in args.kinds.split(","):
+        if kind != "serve":
+            runs.append((kind, kind, str(HERE.parent)))
+            continue
+        for shape in shapes:
+            shown = "serve" if shapes == ["hash"] else f"serve:{shape}"
+            if args.before:
+                runs.append((shown.replace("serve", "before"), f"serve:{shape}", os.path.abspath(args.before)))
+            runs.append((shown, f"serve:{shape}", str(HERE.parent)))
     print(f"callgrind, in process (stand-in transport); instructions per connection over {N:,} connections "
           f"after {WARMUP:,} of warm-up; {args.keys} client ids")
     tmp = tempfile.mkdtemp(prefix="arouter-instr-")
     try:
         helper = build_helper(tmp)
         for protocol in args.protocols.split(","):
-            shown = [f"{shown_as} {measure(tmp, helper, tree, kind, protocol, args.keys, args.keep, shown_as):,.0f}"
-                     for shown_as, kind, tree in runs]
-            print(f"  {protocol:5} " + "; ".join(shown), flush=True)
+            for shown_as, kind, tree in runs:
+                count = measure(tmp, helper, tree, kind, protocol, args.keys, args.keep, shown_as)
+                print(f"  {protocol:5} {shown_as:24} {count:9,.0f}", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -64,10 +64,12 @@ class StandInTransport:
         pass
 
 
-def bench_server(protocol: str, keys: int, prefix: str) -> tuple[list[bytes], str, object]:
-    """The hellos (``keys`` client ids), a broker.xml written to a new temporary folder and the serve
-    options the in-process serve benches run (the bare Protocol answers the first hello's byte)."""
-    from serve_bench import BROKER_XML, HELLOS
+def bench_server(protocol: str, keys: int, prefix: str, shape: str = "hash") -> tuple[list[bytes], str, object]:
+    """The hellos (``keys`` client ids), a broker.xml whose router is ``shape`` (router_shapes.py)
+    written to a new temporary folder and the serve options the in-process serve benches run (the
+    bare Protocol answers the first hello's byte)."""
+    from router_shapes import NODE_IDS, broker_xml, local_target
+    from serve_bench import HELLOS
     from serve_ratio_bench import BareAnswer
 
     from artemis_routing_cli.routing.targets import state_from_options
@@ -76,9 +78,9 @@ def bench_server(protocol: str, keys: int, prefix: str) -> tuple[list[bytes], st
     hellos = [HELLOS[protocol](i) for i in range(keys)]
     BareAnswer.answers = {hellos[0][:1]: b"x" * 22}
     config = os.path.join(tempfile.mkdtemp(prefix=prefix), "broker.xml")
-    Path(config).write_text(BROKER_XML, encoding="utf-8")
+    Path(config).write_text(broker_xml(shape), encoding="utf-8")
     options = ServeOptions(listen=["127.0.0.1:0"], routers=["bench"], monitor=False,
-                           state=state_from_options(["t1=node-1", "t2=node-2", "t3=node-3"]),
+                           state=state_from_options(NODE_IDS), local_target=local_target(shape),
                            handshake_timeout=300.0, max_connections=100_000)
     return hellos, config, options
 

@@ -3,6 +3,7 @@ test (run by hand, never from the test suite; issue 21).
 
     python bench/serve_ratio_bench.py [--repeats 5] [--seconds 3] [--rate 5000] [--open-seconds 5]
                                       [--protocols mqtt,amqp] [--loops uvloop,asyncio] [--before TREE]
+                                      [--shapes hash|all|SHAPE,...]
 
 The anchor: a bare ``asyncio.Protocol`` that reads one hello (an MQTT CONNECT, or the AMQP header and
 Open) until it is whole and writes a fixed answer - the very bytes ``arouter serve`` answers that
@@ -17,6 +18,11 @@ which shows what that discipline costs by itself; ``arouter serve`` (the route l
 source tree (``git archive OLD | tar -x -C TREE``), so a before/after comes from one run.
 The load generator is ``bench/loadgen/loadgen.c`` (C, one epoll loop: a few microseconds per
 connection), in its own process.
+
+``--shapes``: the routers ``arouter serve`` runs, one server process each (``bench/router_shapes.py``:
+each policy with and without a cache, a key-filter, local-target-filters, a SOURCE_IP key, the
+operator's sharding pattern; the default is ``hash``, CONSISTENT_HASH over three targets). Each
+shape is measured next to its own run of the bare Protocol, and its ratio is taken against that one.
 
 Each repeat runs, in an order that alternates from repeat to repeat, for each protocol and loop:
 the bare Protocol and serve in a closed loop (16 clients: connect, hello, read until the server
@@ -50,8 +56,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from router_shapes import SHAPES, broker_xml, local_target, shape_names  # noqa: E402
 from serve_bench import (  # noqa: E402
-    BROKER_XML,
     HELLOS,
     build_loadgen,
     c_generator,
@@ -132,12 +138,13 @@ def run_bare_answer(port: int, loop_name: str, answers: dict[bytes, bytes], half
     run_loop(main, loop_name)
 
 
-def run_serve_from(port: int, loop_name: str, config: str, tree: str) -> None:
+def run_serve_from(port: int, loop_name: str, config: str, tree: str, local_target: str | None = None) -> None:
     """``arouter serve`` as the source tree ``tree`` has it (another checkout, for a before/after in
     one run): a child Python with that tree first on its path, started as this script's servers are."""
     code = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/bench']; from serve_bench import run_arouter; "
-            "run_arouter(int(sys.argv[2]), sys.argv[3], sys.argv[4])")
-    os.execv(sys.executable, [sys.executable, "-c", code, tree, str(port), loop_name, config])
+            "run_arouter(int(sys.argv[2]), sys.argv[3], *sys.argv[4:])")  # config[, --local-target]
+    os.execv(sys.executable, [sys.executable, "-c", code, tree, str(port), loop_name, config]
+             + ([local_target] if local_target else []))
 
 
 def read_answer(port: int, hello: bytes) -> bytes:
@@ -173,11 +180,15 @@ def main() -> None:
                              "4096: their hashes are remembered; above it every hash is worked out afresh)")
     parser.add_argument("--protocols", default="mqtt,amqp")
     parser.add_argument("--loops", default="uvloop,asyncio")
+    parser.add_argument("--shapes", default="hash",
+                        help="the routers serve runs, each its own process (bench/router_shapes.py): comma-separated "
+                             "names, or all")
     parser.add_argument("--before", metavar="TREE", help="also measure arouter serve from this source tree "
                                                           "(e.g. `git archive` of an older commit), interleaved")
     args = parser.parse_args()
     protocols = args.protocols.split(",")
     loops = args.loops.split(",")
+    shapes = shape_names(args.shapes)
     if uvloop_version() is None:
         loops = [name for name in loops if name != "uvloop"]
     default_loop = choose_loop("auto")
@@ -186,19 +197,23 @@ def main() -> None:
     loadgen = build_loadgen(tmp)
     if loadgen is None:
         raise SystemExit("serve_ratio_bench: needs gcc (or cc) for bench/loadgen/loadgen.c")
-    config = os.path.join(tmp, "broker.xml")
-    Path(config).write_text(BROKER_XML, encoding="utf-8")
+    configs = {}  # shape -> its broker.xml
+    for shape in shapes:
+        configs[shape] = os.path.join(tmp, f"broker-{shape}.xml")
+        Path(configs[shape]).write_text(broker_xml(shape), encoding="utf-8")
     payloads = {name: write_payloads(tmp, name, HELLOS[name], args.keys) for name in protocols}
     print(f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; uvloop {uvloop_version() or 'not installed'}; "
           f"arouter serve's default loop here: {default_loop.name} ({default_loop.reason})")
     print(f"load generator: bench/loadgen/loadgen.c; closed loop {args.concurrency} clients x {args.seconds:g}s; "
           f"open loop {args.rate:g}/s x {args.open_seconds:g}s; {args.repeats} repeats, interleaved; "
           f"{args.keys} distinct client ids, cycled")
+    for shape in shapes:
+        print(f"  router {shape}: {SHAPES[shape].about}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     ctx = multiprocessing.get_context("spawn")
     procs: list[multiprocessing.process.BaseProcess] = []
-    port: dict[tuple[str, str], int] = {}  # (kind, loop) -> port; kinds: bare, half-close, serve
+    port: dict[tuple[str, str], int] = {}  # (kind, loop) -> port; kinds: bare, half-close, serve[:SHAPE], before..
     pid: dict[tuple[str, str], int] = {}
 
     def start(kind: str, loop_name: str, target: Callable[..., None], *extra: object) -> None:
@@ -208,17 +223,24 @@ def main() -> None:
         procs.append(proc)
         pid[kind, loop_name] = proc.pid  # type: ignore[assignment]
 
+    def named(kind: str, shape: str) -> str:
+        return kind if shapes == ["hash"] else f"{kind}:{shape}"
+
     try:
+        first = named("serve", shapes[0])
         for loop_name in loops:
-            start("serve", loop_name, run_arouter, config)
-        for loop_name in loops:
-            wait_listening(port["serve", loop_name])
-        answers = {HELLOS[name](0)[:1]: read_answer(port["serve", loops[0]], HELLOS[name](0)) for name in protocols}
-        for first, answer in answers.items():
-            print(f"fixed answer to a hello starting {first!r}: {len(answer)} bytes (serve's own answer)")
+            for shape in shapes:  # one at a time: a dozen interpreters starting at once on a busy machine are slow
+                start(named("serve", shape), loop_name, run_arouter, configs[shape], local_target(shape))
+                wait_listening(port[named("serve", shape), loop_name])
+        answers = {HELLOS[name](0)[:1]: read_answer(port[first, loops[0]], HELLOS[name](0)) for name in protocols}
+        for head, answer in answers.items():
+            print(f"fixed answer to a hello starting {head!r}: {len(answer)} bytes (serve's own answer)")
         for loop_name in loops:
             if args.before:
-                start("before", loop_name, run_serve_from, config, os.path.abspath(args.before))
+                for shape in shapes:
+                    start(named("before", shape), loop_name, run_serve_from, configs[shape],
+                          os.path.abspath(args.before), local_target(shape))
+                    wait_listening(port[named("before", shape), loop_name])
             start("bare", loop_name, run_bare_answer, answers, False)
             start("half-close", loop_name, run_bare_answer, answers, True)
         for where in port.values():
@@ -236,7 +258,10 @@ def main() -> None:
             user, system = ((a - b) * 1e6 / done for a, b in zip(after, before, strict=True))
             return user + system, result["rate"], user
 
-        kinds = ("bare", "half-close") + (("before",) if args.before else ()) + ("serve",)
+        # each shape is measured with the bare Protocol next to it (its own anchor), the order alternating
+        groups = [("bare",) + (("half-close",) if i == 0 else ()) + ((named("before", shape),) if args.before else ())
+                  + (named("serve", shape),) for i, shape in enumerate(shapes)]
+        kinds = [kind for group in groups for kind in group[1:]]
         ratios: dict[tuple[str, str, str], list[float]] = {}  # (kind, protocol, loop): kind's CPU / bare's
         cpus: dict[tuple[str, str, str], list[float]] = {}
         p99s: dict[str, list[float]] = {}
@@ -248,19 +273,20 @@ def main() -> None:
             print(f"-- repeat {rep + 1}/{args.repeats} (load average {os.getloadavg()[0]:.2f})")
             for protocol in protocols:
                 for loop_name in loops:
-                    order = kinds if rep % 2 == 0 else kinds[::-1]
-                    got = {kind: closed(kind, loop_name, protocol) for kind in order}
-                    shown = []
-                    for kind in kinds:
-                        cpu, rate, user = got[kind]
-                        cpus.setdefault((kind, protocol, loop_name), []).append(cpu)
-                        ratio = cpu / got["bare"][0]
-                        ratios.setdefault((kind, protocol, loop_name), []).append(ratio)
-                        times = "" if kind == "bare" else f" {ratio:.2f}x"
-                        shown.append(f"{kind} {cpu:5.1f} us (user {user:5.1f}) {rate:5.0f}/s{times}")
-                    print(f"   {protocol:5} {loop_name:8} " + " | ".join(shown))
+                    for group in groups if rep % 2 == 0 else groups[::-1]:
+                        order = group if rep % 2 == 0 else group[::-1]
+                        got = {kind: closed(kind, loop_name, protocol) for kind in order}
+                        shown = []
+                        for kind in group:
+                            cpu, rate, user = got[kind]
+                            cpus.setdefault((kind, protocol, loop_name), []).append(cpu)
+                            ratio = cpu / got["bare"][0]
+                            ratios.setdefault((kind, protocol, loop_name), []).append(ratio)
+                            times = "" if kind == "bare" else f" {ratio:.2f}x"
+                            shown.append(f"{kind} {cpu:5.1f} us (user {user:5.1f}) {rate:5.0f}/s{times}")
+                        print(f"   {protocol:5} {loop_name:8} " + " | ".join(shown), flush=True)
             for loop_name in open_loops:
-                for kind in ("serve", "before") if args.before else ("serve",):
+                for kind in (first, named("before", shapes[0])) if args.before else (first,):
                     result = c_generator(loadgen, payloads["mqtt" if "mqtt" in protocols else protocols[0]],
                                          {"kind": "open", "port": port[kind, loop_name], "rate": args.rate,
                                           "seconds": args.open_seconds})
@@ -269,14 +295,14 @@ def main() -> None:
                           f"p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms, max {result['max']:.1f} ms, "
                           f"errors {result['errors']}")
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        print("== summary: median (min-max) over the repeats; CPU per connection, then / the bare Protocol's")
+        print("== summary: median (min-max) over the repeats; CPU per connection, then / the bare Protocol's "
+              "measured next to it")
         for protocol in protocols:
             for loop_name in loops:
-                parts = [f"bare {spread(cpus['bare', protocol, loop_name], '.1f')} us"]
-                for kind in kinds[1:]:
-                    parts.append(f"{kind} {spread(cpus[kind, protocol, loop_name], '.1f')} us = "
-                                 f"{spread(ratios[kind, protocol, loop_name], '.2f')}x")
-                print(f"   {protocol:5} {loop_name:8} " + "; ".join(parts))
+                print(f"   {protocol:5} {loop_name:8} bare {spread(cpus['bare', protocol, loop_name], '.1f')} us")
+                for kind in kinds:
+                    print(f"   {protocol:5} {loop_name:8} {kind:24} {spread(cpus[kind, protocol, loop_name], '.1f')} us"
+                          f" = {spread(ratios[kind, protocol, loop_name], '.2f')}x")
         for loop_name, values in p99s.items():
             met = sum(1 for v in values if v < 10)
             print(f"   open loop {args.rate:g}/s {loop_name}: p99 {spread(values, '.2f')} ms; "

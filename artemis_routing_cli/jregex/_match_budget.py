@@ -1,7 +1,7 @@
 """The time one routing decision may spend in regex evaluation, when a caller sets one (serve: a key
 must not hold up the other connections).
 
-A caller opens :func:`match_budget`; every evaluation inside it (a key-filter ``find`` and a
+A caller opens :class:`match_budget`; every evaluation inside it (a key-filter ``find`` and a
 local-target-filter ``matches`` share one deadline, in wall-clock time: what the other connections
 wait) reads :func:`remaining`.
 
@@ -16,6 +16,9 @@ wait) reads :func:`remaining`.
   back-reference compare, a literal) - so an expensive step cannot stretch the interval between two
   looks (counting steps alone let ``(.*)\\1x`` on a 5,000-character key run 80 ms past a 5 ms budget).
 
+* A pattern whose evaluation is bounded on the text at hand (:mod:`._match_bound`: ``^load.*`` on a key of
+  ordinary length) is evaluated without a timeout: its worst case is far inside the budget.
+
 Either raises TimeoutError once the budget is spent - never before a minimum of work (the CPU
 slice, or :data:`WORK_PER_CHECK` units), so that on a loaded machine an ordinary key is not refused
 because the process waited for the CPU.
@@ -24,8 +27,6 @@ because the process waited for the CPU.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 
 MATCH_DEADLINE: ContextVar[float | None] = ContextVar("MATCH_DEADLINE", default=None)
@@ -39,14 +40,20 @@ FAST_SLICE_SECONDS = 0.001
 ordinary key needs: microseconds)."""
 
 
-@contextmanager
-def match_budget(seconds: float) -> Iterator[None]:
-    """Every regex evaluation inside shares ``seconds`` from now."""
-    token = MATCH_DEADLINE.set(time.monotonic() + seconds)
-    try:
-        yield
-    finally:
-        MATCH_DEADLINE.reset(token)
+class match_budget:  # noqa: N801 - used as a function: ``with match_budget(seconds):``
+    """Every regex evaluation inside ``with match_budget(seconds):`` shares ``seconds`` from now (a class,
+    not a generator: serve opens one for each connection of a router with a filter)."""
+
+    __slots__ = ("seconds", "token")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        self.token = MATCH_DEADLINE.set(time.monotonic() + self.seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        MATCH_DEADLINE.reset(self.token)
 
 
 def fast_timeout() -> float | None:

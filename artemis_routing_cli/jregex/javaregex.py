@@ -37,6 +37,7 @@ from artemis_routing_cli.jregex._javaregex_match import JavaThrows, Program, Too
 from artemis_routing_cli.jregex._javaregex_parser import Parser, SyntaxProblem, TranslationError
 
 from ..records import record
+from ._match_bound import quick_length
 from ._match_budget import MATCH_DEADLINE, fast_timeout, match_budget, remaining
 
 if TYPE_CHECKING:
@@ -81,6 +82,16 @@ def _bmp_text(text: str) -> bool:
     return text.isascii() or _NOT_BMP.search(text) is None
 
 
+#: find / matches remember their answers on texts of at most MEMO_KEY_CHARS characters, at most MEMO_SIZE
+#: of them per pattern, all forgotten at once when full: a router evaluates its filters on every
+#: connection's key, and clients come back with the same client id or user. The answer is a pure function
+#: of the pattern and the text, so what is remembered changes no answer (an evaluation that runs out of
+#: its time budget raises and is not remembered; the next one is bounded again).
+MEMO_SIZE = 4096
+MEMO_KEY_CHARS = 128
+_UNKNOWN = object()
+
+
 @record(frozen=True)
 class JavaPattern:
     """A compiled Java pattern.
@@ -96,7 +107,14 @@ class JavaPattern:
     #: the ``regex`` translation is not exact even on BMP texts: every text runs on ``program``
     engine_only: bool = False
     program: Program | None = field(default=None, repr=False, compare=False)
+    #: the longest BMP text ``find`` (``matches``) evaluates with the ``regex`` translation without a time
+    #: limit, under a budget or not: its work is bounded within _match_bound.QUICK_WORK (-1: none)
+    quick_find: int = field(default=-1, repr=False, compare=False)
+    quick_matches: int = field(default=-1, repr=False, compare=False)
     _compiled: regex.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    #: answers of find / matches on texts seen lately (see MEMO_SIZE)
+    _found: dict[str, str | None] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _matched: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _regex(self) -> regex.Pattern[str]:
         """The translation, compiled on first use (a pattern answered only by the matcher, or only on
@@ -150,6 +168,21 @@ class JavaPattern:
         Java's group 0 is ``text.substring(start, end)`` in UTF-16 units, so it can start or end
         inside a surrogate pair (the half is then a lone surrogate in the Python str).
         """
+        found = self._found
+        answer = found.get(text, _UNKNOWN)
+        if answer is _UNKNOWN:
+            answer = self._find(text)
+            if len(text) <= MEMO_KEY_CHARS:
+                if len(found) >= MEMO_SIZE:
+                    found.clear()
+                found[text] = answer
+        return answer  # type: ignore[return-value]
+
+    def _find(self, text: str) -> str | None:
+        compiled = self._compiled
+        if compiled is not None and len(text) <= self.quick_find and _bmp_text(text):
+            m = compiled.search(text)  # bounded work: no timeout to set (_match_bound)
+            return None if m is None else m.group(0)
         if self.fast(text):
             try:
                 m = self._regex().search(text, timeout=fast_timeout())
@@ -171,6 +204,20 @@ class JavaPattern:
 
     def matches(self, text: str) -> bool:
         """``Matcher.matches()``: does the whole text match."""
+        matched = self._matched
+        answer = matched.get(text)
+        if answer is None:
+            answer = self._matches(text)
+            if len(text) <= MEMO_KEY_CHARS:
+                if len(matched) >= MEMO_SIZE:
+                    matched.clear()
+                matched[text] = answer
+        return answer
+
+    def _matches(self, text: str) -> bool:
+        compiled = self._compiled
+        if compiled is not None and len(text) <= self.quick_matches and _bmp_text(text):
+            return compiled.fullmatch(text) is not None  # bounded work: no timeout to set (_match_bound)
         if self.fast(text):
             try:
                 return self._regex().fullmatch(text, timeout=fast_timeout()) is not None
@@ -229,8 +276,11 @@ def compile_java(pattern: str) -> JavaPattern:
 
     result = _parse(pattern)
     flags = regex.V0 | (regex.ASCII if result.needs_ascii else 0)
+    exact = not result.engine_only  # the regex translation answers BMP texts
     return JavaPattern(source=pattern, python=result.python, flags=flags, notes=tuple(result.notes),
-                       engine_only=result.engine_only, program=result.program)
+                       engine_only=result.engine_only, program=result.program,
+                       quick_find=quick_length(result.program, True) if exact else -1,
+                       quick_matches=quick_length(result.program, False) if exact else -1)
 
 
 def portability_notes(pattern: str) -> list[str]:

@@ -161,7 +161,10 @@ class ConsistentHashModuloPolicy(ConsistentHashPolicy):
 
     def transform_key(self, key: str) -> str:
         if self.modulo > 0:
-            return str((fnv1a32(key) & INT_MAX) % self.modulo)
+            h = FNV_MEMO.get(key)  # fnv1a32(key), remembered for keys seen lately (as CONSISTENT_HASH does)
+            if h is None:
+                h = fnv1a32_remembered(key)
+            return str((h & INT_MAX) % self.modulo)
         return key
 
     def select(self, targets: Sequence[Target], key: str) -> Target | None:

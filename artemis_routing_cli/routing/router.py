@@ -22,6 +22,7 @@ from .keys import (
     NULL_KEY,
     Connection,
     apply_key_filter,
+    key_filter_pattern,
     resolve_key,
 )
 from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
@@ -103,6 +104,9 @@ class Router:
     native_transport: bool = True  # how the router's acceptors print IPv6 peers (keys.java_socket_address)
     sni_encoding: str = DEFAULT_SNI_ENCODING  # how clients send an SNI_HOST given as a host name (routing/sni.py)
     broker_version: tuple[int, int] = NEWEST_BROKER  # the Artemis version followed where versions differ
+    #: (key_filter, its compiled pattern) as route_value last used it (key_filter may change through management)
+    _key_pattern: tuple[str | None, JavaPattern | None] = field(default=(None, None), init=False, repr=False,
+                                                              compare=False)
 
     @classmethod
     def from_config(
@@ -170,7 +174,7 @@ class Router:
     # -- the workflow ---------------------------------------------------------------------------
     def route(self, conn: Connection) -> RouteResult:
         """ConnectionRouter.getTarget(connection, clientID, username)."""
-        if not self.tracing and self.key_filter is None:
+        if not self.tracing:
             key_type = self.key_type
             if key_type == "CLIENT_ID":
                 return self.route_value(conn.client_id, conn.client_id)
@@ -193,24 +197,38 @@ class Router:
         return self._from_key(resolved.key, resolved.raw, trace)
 
     def route_value(self, client_id: str | None, raw: str | None) -> RouteResult:
-        """:meth:`route` without a trace for a CLIENT_ID or USER_NAME router with no key-filter, from the
-        connection's client id and the value of the key type (``raw``; None: missing). What ``route``
-        itself runs for such a router when it does not trace; ``serve`` calls it for each connection."""
+        """:meth:`route` without a trace, from the connection's client id and the value of the key type
+        before the key-filter (``raw``, as :func:`~.keys.resolve_key` reads it; None: missing): the
+        key-filter, then the rest. What ``route`` itself runs for a CLIENT_ID or USER_NAME router when it
+        does not trace; ``serve`` calls it for each connection of a router keyed by what a hello says or
+        where it comes from (not ROLE_NAME)."""
         if client_id is not None and client_id.startswith(INTERNAL_CLIENT_ID_PREFIX):
             return RouteResult(self.name, OK, self.local, client_id, client_id, client_id, True, "internal", ())
-        return self._from_key(raw if raw is not None else NULL_KEY, raw, None)
+        if raw is None:
+            key = NULL_KEY
+        elif self.key_filter is None:
+            key = raw
+        else:  # apply_key_filter's key, without its note
+            memo = self._key_pattern
+            if memo[0] != self.key_filter:  # set through management since: compiled once per filter
+                memo = self._key_pattern = (self.key_filter, key_filter_pattern(self.key_filter))
+            pattern = memo[1]
+            found = raw if pattern is None else pattern.find(raw)
+            key = NULL_KEY if found is None else found
+        return self._from_key(key, raw, None)
 
     def pick(self, client_id: str | None, raw: str | None) -> Target | None:
         """:meth:`route_value`'s target, for the answer most connections get: the policy's choice with
         nothing around it. That is when ``raw`` is a key (not missing) that the policy does not transform,
-        the router has a policy and a pool, no local-target-filter and no cache, and ``client_id`` is not
-        a router's own; then ``route_value(client_id, raw)`` is ``picked(raw, target)`` (None: the policy
-        chose none). Otherwise :data:`UNPICKED`, with nothing done: ask :meth:`route_value`. ``serve``'s
-        fast path calls it for each connection, and makes the :class:`RouteResult` only when it needs one."""
+        the router has a policy and a pool, no key-filter, no local-target-filter and no cache, and
+        ``client_id`` is not a router's own; then ``route_value(client_id, raw)`` is ``picked(raw, target)``
+        (None: the policy chose none). Otherwise :data:`UNPICKED`, with nothing done: ask
+        :meth:`route_value`. ``serve``'s fast path calls it for each connection, and makes the
+        :class:`RouteResult` only when it needs one."""
         policy = self.policy
         pool = self.pool
         if (raw is None or policy is None or policy.transforms or pool is None or self.cache is not None
-                or self.local_target_filter is not None
+                or self.key_filter is not None or self.local_target_filter is not None
                 or (client_id is not None and client_id[:_INTERNAL_LENGTH] == INTERNAL_CLIENT_ID_PREFIX)):
             return UNPICKED  # client_id[:n] == prefix: startswith's answer, without its argument parsing
         return policy.select(pool.ready_targets, raw)

@@ -161,12 +161,28 @@ def route_within_budget(router: Router, conn: Connection) -> RouteResult:
         with match_budget(MATCH_BUDGET_SECONDS):
             return router.route(conn)
     except TimeoutError:
-        filters = [f"key-filter {router.key_filter!r}" if router.key_filter else "",
-                   f"local-target-filter {router.local_target_filter.source!r}"
-                   if router.local_target_filter is not None else ""]
-        raise MatchBudgetExceeded(
-            f"router {router.name}: evaluating {' / '.join(f for f in filters if f) or 'a filter'} took longer "
-            f"than {MATCH_BUDGET_SECONDS * 1000:g} ms for this key, the budget its regex evaluations get") from None
+        raise _exceeded(router) from None
+
+
+def route_value_within_budget(router: Router, client_id: str | None, raw: str | None) -> RouteResult:
+    """``router.route_value(client_id, raw)`` (serve's fast path) bounded as :func:`route_within_budget`
+    bounds ``router.route``."""
+    if router.key_filter is None and router.local_target_filter is None:
+        return router.route_value(client_id, raw)
+    try:
+        with match_budget(MATCH_BUDGET_SECONDS):
+            return router.route_value(client_id, raw)
+    except TimeoutError:
+        raise _exceeded(router) from None
+
+
+def _exceeded(router: Router) -> MatchBudgetExceeded:
+    filters = [f"key-filter {router.key_filter!r}" if router.key_filter else "",
+               f"local-target-filter {router.local_target_filter.source!r}"
+               if router.local_target_filter is not None else ""]
+    return MatchBudgetExceeded(
+        f"router {router.name}: evaluating {' / '.join(f for f in filters if f) or 'a filter'} took longer "
+        f"than {MATCH_BUDGET_SECONDS * 1000:g} ms for this key, the budget its regex evaluations get")
 
 
 def can_route_now(service: RouterService, monitor: PoolMonitor) -> bool:

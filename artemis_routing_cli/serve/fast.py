@@ -4,9 +4,10 @@ Most redirects are one read and one write: an MQTT CONNECT, or an AMQP header an
 SASL, arrives whole in the first ``data_received`` and gets its answer at once. For that case
 :func:`answerer`'s function does what the session would (:mod:`.connection`, :mod:`.mqtt_session`,
 :mod:`.amqp_session`): detection as the acceptor does it, the same sans-IO codec, the same routing
-call (:func:`.decide.route_now`: the engine, its regex budget, the route line and the metrics), and
-returns the very bytes the session would write. The driver then writes them and half-closes as
-the session's ``_close_cleanly`` does.
+(the engine's ``Router.pick`` / ``Router.route_value`` that ``Router.route`` runs untraced, under
+:func:`.decide.route_value_within_budget` where a filter is set; :func:`.decide.route_now` for a
+ROLE_NAME key), the same route line and metrics, and returns the very bytes the session would write.
+The driver then writes them and half-closes as the session's ``_close_cleanly`` does.
 
 It declines - and nothing has been done, counted or logged yet - whenever the session could do
 something else: fewer bytes than detection needs or more than the handshake budget, a hello not
@@ -32,11 +33,12 @@ from ..protocols.amqp_quick import OpenFacts, quick_open
 from ..protocols.detect import NEEDED, detect_on_acceptor
 from ..protocols.mqtt import ConnectReceived, MqttServer, redirect_connack, refusal_connack
 from ..protocols.mqtt_quick import ConnectFacts, quick_connect
+from ..routing.keys import source_ip_key
 from ..routing.router import OK, UNPICKED
 from .amqp_session import ANSWER_CACHE_SIZE, redirect_close, refusal_close
 from .conn import Env, Peered
 from .connection import drop
-from .decide import Decision, MatchBudgetExceeded, Peer, route_fields, route_now
+from .decide import Decision, MatchBudgetExceeded, Peer, route_fields, route_now, route_value_within_budget
 from .listeners import ListenerSpec
 from .metrics import Metrics
 from .said import QuickSide
@@ -85,9 +87,10 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
     monitor = env.monitor
     checked = monitor.checker is not None  # monitor.enabled: a pool below its quorum is waited for
     router = service.router
-    # untraced (serve never traces) and keyed by CLIENT_ID or USER_NAME: neither changes while it serves
-    plain = not router.tracing and router.key_type in _PLAIN_KEYS
-    by_client_id = router.key_type == "CLIENT_ID"
+    # untraced (serve never traces) and keyed by what the hello says or where it comes from: neither
+    # changes while it serves
+    key_type = router.key_type
+    plain = not router.tracing and key_type in _PLAIN_KEYS
     log = env.log
     pending = log.pending
     bound = log.bound
@@ -101,10 +104,9 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
         # The usual hellos, read in one pass. Detection needs no call for them: a CONNECT the quick reader
         # takes starts 0x10, a remaining length, 00 04 "MQTT" - what the MQTT manager claims, and the only
         # manager that can when the acceptor serves MQTT; "AMQP" then 00 01 00 00 is the AMQP manager's alone.
-        # Where the key type is one of _PLAIN_KEYS and no regex is to be bounded (no key-filter, no
-        # local-target-filter: both can be set through management, so they are asked each time) and no
-        # trace, the engine's answer is Router.pick's or Router.route_value's; otherwise _answered does what
-        # the session does.
+        # Where the key type is one of _PLAIN_KEYS and no trace, the engine's answer is Router.pick's or
+        # Router.route_value's (with a key-filter or a local-target-filter, both of which can be set through
+        # management, under the regex budget); otherwise _answered does what the session does.
         first = data[0]
         level = 0  # MQTT: the CONNECT's protocol level; 0: AMQP
         if first == 0x10:
@@ -112,7 +114,7 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
             connect = quick_connect(data, max_frame_size) if side is not None else None
             if connect is None:
                 return _detected(io, data, env, spec)
-            if router.key_filter is not None or router.local_target_filter is not None or not plain:
+            if not plain:
                 return _answered(io, env, spec, "MQTT", _mqtt_quick, connect)
             level, clean_start, client_id, username = connect
             if not client_id:
@@ -124,7 +126,7 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
             opened = quick_open(data, amqp_budget) if side is not None else None
             if opened is None:
                 return _detected(io, data, env, spec)
-            if router.key_filter is not None or router.local_target_filter is not None or not plain:
+            if not plain:
                 return _answered(io, env, spec, "AMQP", _amqp_quick, opened)
             client_id = opened[0]  # QuickOpen.container_id
             username = None
@@ -135,8 +137,19 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
         # router: the user as it claims is the USER_NAME key (no --users-file), and what follows from the
         # engine's answer comes from its Said, worked out once per target: service.answer(result) depends on
         # the target alone (its own object while the engine hands it out), its locality and the status
+        # the value of the key type, as resolve_key reads it for the session's Connection
+        if key_type == "CLIENT_ID":
+            key = client_id
+        elif key_type == "USER_NAME":
+            key = username
+        elif key_type == "SOURCE_IP":
+            remote = io.peer.remote_address
+            if remote[:1] != "/":
+                return None  # not a socket address as Java prints it: the session reads it
+            key = source_ip_key(remote)  # source_address leaves a Java-printed address as it is
+        else:
+            key = None  # SNI_HOST: no TLS on this path, so no server name
         side.connections.n += 1
-        key = client_id if by_client_id else username
         target = router.pick(client_id, key)
         if target is not UNPICKED:
             # the policy's choice, the usual answer: route_value's is router.picked(key, target), made only
@@ -147,7 +160,11 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
                 result = router.picked(key, target)  # type: ignore[arg-type]  # a key: pick chose
                 said = side.said_picked(result, service.answer(result), router)
         else:
-            result = router.route_value(client_id, key)
+            try:
+                result = route_value_within_budget(router, client_id, key)
+            except MatchBudgetExceeded as exc:
+                drop(io, env, spec, "regex_budget", str(exc), side.protocol)
+                return DROPPED
             target = result.target
             said = side.known.get(id(target))
             if (said is None or said.target is not target or said.router is not router
@@ -199,8 +216,9 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
 #: formatting an int costs more than the rest of the route line's parts together (bounded by the ports there are)
 _PORTS: list[str | None] = [None] * 65536
 
-#: The key types an answerer routes through :meth:`Router.pick` and :meth:`Router.route_value` (see there).
-_PLAIN_KEYS = ("CLIENT_ID", "USER_NAME")
+#: The key types an answerer routes through :meth:`Router.pick` and :meth:`Router.route_value` (see there):
+#: all but ROLE_NAME (the roles come from the login).
+_PLAIN_KEYS = ("CLIENT_ID", "USER_NAME", "SOURCE_IP", "SNI_HOST")
 
 
 def _detected(io: Peered, data: bytes, env: Env, spec: ListenerSpec) -> bytes | None:

@@ -1,6 +1,6 @@
-"""CONSISTENT_HASH remembers the hash of keys it saw lately (``fnv.FNV_MEMO``): the target it picks is
-the one the hash itself picks, cold or remembered, and what it remembers is bounded in keys and in
-key length."""
+"""CONSISTENT_HASH (and CONSISTENT_HASH_MODULO's key transform) remembers the hash of keys it saw lately
+(``fnv.FNV_MEMO``): the target it picks is the one the hash itself picks, cold or remembered, and what it
+remembers is bounded in keys and in key length."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from artemis_routing_cli.routing import fnv
 from artemis_routing_cli.routing.fnv import FNV_MEMO, MEMO_KEY_CHARS, MEMO_SIZE, fnv1a32
-from artemis_routing_cli.routing.policies import ConsistentHashPolicy, Ring
-from artemis_routing_cli.routing.targets import Target
+from artemis_routing_cli.routing.policies import ConsistentHashModuloPolicy, ConsistentHashPolicy, Ring
+from artemis_routing_cli.routing.targets import INT_MAX, Target
 
 TARGETS = tuple(Target(f"c{i}", f"node-{i}", "10.0.0.1", 61616 + i) for i in range(5))
 
@@ -35,6 +35,14 @@ def test_the_target_is_the_hash_s_target_cold_and_remembered() -> None:
         assert policy.select(TARGETS, key) is expected, key  # first time: hashed
         assert FNV_MEMO[key] == fnv1a32(key)
         assert policy.select(TARGETS, key) is expected, key  # remembered
+
+
+def test_the_modulo_transform_is_the_hash_s_cold_and_remembered() -> None:
+    policy = ConsistentHashModuloPolicy({"MODULO": "7"})
+    for key in random_keys(2000, 22):
+        expected = str((fnv1a32(key) & INT_MAX) % 7)
+        assert policy.transform_key(key) == expected, key  # first time: hashed
+        assert policy.transform_key(key) == expected, key  # remembered (keys up to MEMO_KEY_CHARS)
 
 
 def test_a_remembered_hash_is_not_worked_out_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,5 @@
-"""``Router.route_value``, the engine's untraced answer for CLIENT_ID and USER_NAME routers without a
-key-filter (what ``serve`` calls per connection, and what ``route`` runs when it does not trace),
+"""``Router.route_value``, the engine's untraced answer for CLIENT_ID and USER_NAME routers, key-filter
+included (what ``serve`` calls per connection, and what ``route`` runs when it does not trace),
 gives what the traced ``route`` gives, trace aside; and a pool's ready targets are worked out with it."""
 
 from __future__ import annotations
@@ -30,8 +30,12 @@ def keys() -> list[str | None]:
 @pytest.mark.parametrize("key_type", ["CLIENT_ID", "USER_NAME"])
 @pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p.split('"')[1])
 @pytest.mark.parametrize("extra", ["", "<local-target-filter>a.*</local-target-filter>",
-                                   "<cache><persisted>false</persisted><timeout>0</timeout></cache>"],
-                         ids=["plain", "local-target-filter", "cache"])
+                                   "<cache><persisted>false</persisted><timeout>0</timeout></cache>",
+                                   "<key-filter>^.{2}</key-filter>", "<key-filter>[0-9]{2}</key-filter>",
+                                   "<key-filter>x*</key-filter>", "<key-filter> </key-filter>",
+                                   "<key-filter>^.{3}</key-filter><local-target-filter>a.*</local-target-filter>"],
+                         ids=["plain", "local-target-filter", "cache", "key-filter", "key-filter-unmatched",
+                              "key-filter-empty-match", "key-filter-blank", "key-filter-and-local-target-filter"])
 def test_route_value_answers_as_the_traced_route(key_type: str, policy: str, extra: str) -> None:
     body = f"<key-type>{key_type}</key-type>{extra}{policy}{STATIC3}"
     traced, untraced, untraced_route = (router(body, STATE, seed=7) for _ in range(3))  # the same start (seed)
@@ -44,6 +48,17 @@ def test_route_value_answers_as_the_traced_route(key_type: str, policy: str, ext
         raw = conn.client_id if key_type == "CLIENT_ID" else conn.username
         assert untraced.route_value(conn.client_id, raw) == expected, key
         assert untraced_route.route(conn) == expected, key  # route() untraced: route_value
+
+
+def test_route_value_follows_a_key_filter_set_through_management() -> None:
+    r = router(f"<key-type>CLIENT_ID</key-type><key-filter>^.{{2}}</key-filter>"
+               f'<policy name="CONSISTENT_HASH"/>{STATIC3}', STATE)
+    r.tracing = False
+    assert r.route_value("abcdef", "abcdef").key == "ab"
+    r.key_filter = "^.{4}"
+    assert r.route_value("abcdef", "abcdef").key == "abcd"
+    r.key_filter = None
+    assert r.route_value("abcdef", "abcdef").key == "abcdef"
 
 
 def test_a_pool_knows_its_ready_targets_and_quorum_when_made() -> None:

@@ -3,7 +3,8 @@
 way a server must say what the session says: two servers of the same router and seed, one with the
 fast path off, get the same sequence of hellos (MQTT 5, MQTT 3.1.1, AMQP; random client ids and users,
 a router's own client ids, missing users) and must give the same answers, route lines and counters -
-for every policy, with a local target in the pool, targets down, and with a cache. Real sockets on
+for every policy, with a local target in the pool, targets down, with a cache, with a key-filter and a
+local-target-filter (the sharding pattern among them), and SOURCE_IP and SNI_HOST keys. Real sockets on
 127.0.0.1, real servers."""
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ CONNECTORS = """
 NODE_IDS = ["t1=node-one", "t2=node-two", "t3=node-three"]
 
 
-def core(key_type: str, policy: str, *, local: bool = False, cache: bool = False) -> str:
+def core(key_type: str, policy: str, *, local: bool = False, cache: bool = False, filters: str = "") -> str:
     cached = "<cache><persisted>false</persisted><timeout>0</timeout></cache>" if cache else ""
     return (CONNECTORS + f"""
   <connection-routers><connection-router name="r">
-    <key-type>{key_type}</key-type>{cached}{policy}
+    <key-type>{key_type}</key-type>{filters}{cached}{policy}
     <pool><local-target-enabled>{str(local).lower()}</local-target-enabled><static-connectors>
       <connector-ref>t1</connector-ref><connector-ref>t2</connector-ref><connector-ref>t3</connector-ref>
     </static-connectors></pool>
@@ -46,6 +47,11 @@ def core(key_type: str, policy: str, *, local: bool = False, cache: bool = False
 
 
 CH = '<policy name="CONSISTENT_HASH"/>'
+#: a router without a pool: the local target, or a refusal
+NO_POOL = """
+  <connection-routers><connection-router name="r"><key-type>CLIENT_ID</key-type>{}
+  </connection-router></connection-routers>"""
+LOCAL = "--local-target=10.0.0.9:61620"
 CASES = {
     "consistent-hash": (core("CLIENT_ID", CH), NODE_IDS),
     "consistent-hash-one-down": (core("CLIENT_ID", CH), NODE_IDS + ["--down=t2"]),
@@ -58,6 +64,22 @@ CASES = {
     "round-robin": (core("CLIENT_ID", '<policy name="ROUND_ROBIN"/>'), NODE_IDS),
     "least-connections-user": (core("USER_NAME", '<policy name="LEAST_CONNECTIONS"/>'),
                                NODE_IDS + ["--connections=t1=4", "--connections=t3=4"]),
+    # filters (under the regex budget) and the key types read from where a connection comes from (issue 37)
+    "key-filter": (core("CLIENT_ID", CH, filters="<key-filter>^.{2}</key-filter>"), NODE_IDS),
+    "key-filter-unmatched": (core("USER_NAME", CH, filters="<key-filter>[0-9]{2}</key-filter>", cache=True),
+                             NODE_IDS),
+    "local-target-filter": (core("CLIENT_ID", CH, filters="<local-target-filter>[a-c].*</local-target-filter>"),
+                            NODE_IDS + [LOCAL]),
+    "local-target-filter-no-pool": (CONNECTORS + NO_POOL.format("<local-target-filter>^[aX].*</local-target-filter>"),
+                                    NODE_IDS + [LOCAL]),
+    "sharding": (CONNECTORS + NO_POOL.format(
+        '<local-target-filter>NULL|0</local-target-filter>'
+        '<policy name="CONSISTENT_HASH_MODULO"><property key="MODULO" value="3"/></policy>'), NODE_IDS + [LOCAL]),
+    "source-ip": (core("SOURCE_IP", CH), NODE_IDS),
+    "source-ip-key-filter": (core("SOURCE_IP", '<policy name="ROUND_ROBIN"/>',
+                                  filters="<key-filter>^[0-9]+</key-filter>"), NODE_IDS),
+    "sni-host": (core("SNI_HOST", CH, filters="<local-target-filter>NULL</local-target-filter>"),
+                 NODE_IDS + [LOCAL]),
 }
 
 
@@ -103,7 +125,7 @@ def counters(running) -> list[str]:  # noqa: ANN001
 def run(serve, body: str, given: list[str], fast: bool, structured: bool, sequence: list[bytes]):  # noqa: ANN001, ANN201
     writer = None if structured else BackgroundWriter(io.StringIO(), interval=HANG_GUARD * 100)
     running = serve(body, log=None if structured else ServeLog("text", writer=writer), routers=["r"],
-                    state=state(given), seed=5)
+                    state=state(given), seed=5, local_target=LOCAL.split("=", 1)[1] if LOCAL in given else None)
 
     def switch() -> None:
         running.server._listeners["listen-1"].fast = fast

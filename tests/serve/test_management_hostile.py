@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from artemis_routing_cli.errors import UsageError
+from artemis_routing_cli.jregex.javaregex import compile_java
 from artemis_routing_cli.protocols.mqtt import MqttClient
 from artemis_routing_cli.routing.targets import state_from_options
 from artemis_routing_cli.serve.management import MAX_BODY_BYTES, check_management_bind, is_loopback
@@ -88,6 +89,25 @@ def test_catastrophic_filter_closes_that_connection_and_others_are_served(runnin
     closed = running.wait_for(lambda r: r.get("reason") == "regex_budget", "the budget warning")
     assert "(a|a)+b" in closed["message"] and "ms" in closed["message"]
     assert [r["message"] for r in running.routes()][-1].count("FOO1") == 1
+
+
+def test_a_filter_with_a_bounded_length_keeps_the_budget_on_longer_keys(running) -> None:
+    """a*a*a*[^a] backtracks polynomially: on a short key its work is bounded and it is evaluated without
+    the regex module's timeout (jregex/_match_bound.py, issue 37); on a 3,000-character key it is not,
+    and the budget closes that connection as for (a|a)+b."""
+    assert 0 <= compile_java("a*a*a*[^a]").quick_matches < 3000
+    port = running.management_port
+    raw_post(port, json.dumps({"type": "exec", "mbean": MBEAN, "operation": "setLocalTargetFilter",
+                               "arguments": ["a*a*a*[^a]"]}).encode())
+    with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as slow:
+        slow.sendall(MqttClient().connect("a" * 3000))
+        assert recv_until_closed(slow) == b""  # closed without an answer
+    with socket.create_connection(("127.0.0.1", running.port()), timeout=HANG_GUARD) as quick:
+        quick.sendall(MqttClient().connect("aab"))
+        assert recv_until_closed(quick) != b""  # within the bounded length: answered
+    closed = running.wait_for(lambda r: r.get("reason") == "regex_budget", "the budget warning")
+    assert "a*a*a*[^a]" in closed["message"]
+    assert [r["message"] for r in running.routes()][-1].count("'aab'") == 1
 
 
 def test_a_huge_filter_set_through_management_does_not_stop_redirects(running) -> None:
