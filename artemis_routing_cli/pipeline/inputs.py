@@ -57,7 +57,9 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
         if kind == TABLE:
             df = read_table(spark, path)
         elif kind == "text":
-            # Only "\n" ends a key, as in simulate --keys-file: a "\r" stays part of the key.
+            # Read as simulate --keys-file reads a text file (cli/keys_file.py): "\n" ends a key, and the
+            # "\r" before it is not part of the key unless --keep-cr; a byte order mark at the start
+            # of a file is dropped by Spark's (Hadoop's) line reader itself.
             df = reader.option("lineSep", "\n").option("encoding", "UTF-8").text(path)
             df = df.withColumnRenamed("value", "key")
         elif kind == "csv":
@@ -82,6 +84,10 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
                        F.col("_metadata.file_block_start").alias(BLOCK))
     except Exception:  # a table that is not files Spark reads itself (a view, a Hive SerDe table): by partition
         df = df.select("*", F.lit(path).alias(FILE), F.spark_partition_id().cast("bigint").alias(BLOCK))
+    if kind == "text" and (inp is None or not inp.keep_cr):  # the CR of a CR LF, on the line's bytes
+        df = df.withColumn("key", F.when(F.expr("substring(cast(key AS binary), -1, 1) = X'0D'"),
+                                         F.expr("substring(cast(key AS binary), 1, octet_length(key) - 1)")
+                                         .cast("string")).otherwise(F.col("key")))
     # The row id comes before --where: a filtered input keeps the line and record numbers of the file.
     df = df.withColumn(ROW, F.monotonically_increasing_id())
     positions = df.select(FILE, BLOCK, ROW)
@@ -105,13 +111,16 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
         corrupt = [c for c in df.columns if c.startswith("_corrupt")]
         df = df.select(*[F.col(f"`{col}`").alias(record) for record, col in mapping.items()], *corrupt, *carried)
     names = [f.name for f in df.schema.fields if f.name not in carried]
+    # columns not named like key columns are not read (preflight said so)
     unknown = [c for c in names if c != "key" and c not in RECORD_COLUMNS and not c.startswith("_corrupt")]
-    names = [c for c in names if not c.startswith("_corrupt")]
-    if unknown:
-        raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(RECORD_COLUMNS)}, "
-                         f"or map a column with --key-column KEYTYPE=COLUMN", file=path)
-    if not names or (("key" in names) and len(names) > 1):
+    names = [c for c in names if not c.startswith("_corrupt") and c not in unknown]
+    if not names:
+        raise UsageError(f"no key column (columns: {', '.join(unknown) or 'none'}): name one key or "
+                         f"{', '.join(RECORD_COLUMNS)}, or say which column holds which key type with "
+                         "--key-column KEYTYPE=COLUMN", file=path)
+    if "key" in names and len(names) > 1:
         raise UsageError("give either a single key column or a column per key type", file=path)
+    df = df.drop(*unknown)
     cols = []
     bad = F.lit(None).cast("string")
     for f in df.schema.fields:

@@ -28,7 +28,7 @@ broker version). A row whose source address is not an address is not a key (``BA
 SOURCE_IP router given a ``key`` column, and for every router given a ``source_ip`` column (as
 ``connection_from_record`` refuses the whole record); so is a row the reader marked bad (``_bad``).
 Likewise a ``sni_host`` column holds the host name each client connects to: under the Java encoding
-(``--sni-encoding java``, the default) a name ``new SNIHostName`` refuses makes the row not a key for
+(``--sni-client explicit``, the default) a name ``new SNIHostName`` refuses makes the row not a key for
 every router, whatever its key type (``simulate --keys-file`` refuses the record at its line), checked by
 our Java UDF ``arouter_sni_sendable`` (the JDK's own ``SNIHostName``).
 

@@ -96,7 +96,7 @@ def sni_from_host(host: str, encoding: str = DEFAULT_SNI_ENCODING) -> str:
     except SniNameError as exc:
         raise UsageError(f"SNI_HOST={host!r}: a Java client cannot send this host name ({exc}; "
                          "new SNIHostName refuses it); for a client that sends the name's UTF-8 bytes as they are, "
-                         "use --sni-encoding raw") from None
+                         "use --sni-client raw") from None
 
 
 # Artemis versions arouter follows where they differ (--broker-version), and the default.
