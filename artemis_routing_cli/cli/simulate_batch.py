@@ -19,7 +19,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
@@ -168,12 +168,14 @@ def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool,
         yield shown, inputs, None
 
 
-def usable_routers(cfg: BrokerConfig, routers: list[Router], loaded: KeysFile, chosen: bool) -> list[Router]:
-    """The routers that can take a keys file, as analyze decides it (pipeline/preflight): with several
-    routers, one that cannot (a SOURCE_IP router given a plain file whose first keys are no addresses)
-    is left out and said so; a router chosen with -r that cannot is an error naming those that can."""
+def unreadable(candidates: Sequence[Any], routers: Sequence[Router], loaded: KeysFile, chosen: bool
+               ) -> tuple[set[str], list[str]]:
+    """The routers of ``routers`` that cannot take a keys file, as analyze decides it (pipeline/preflight):
+    a SOURCE_IP router given a plain file whose first keys are no addresses; and what to say about them.
+    When none can, or the router was chosen with -r (``chosen``), an error naming the routers that can
+    (among ``candidates``: each with a name and a key_type, e.g. the config's routers)."""
     if loaded.text is None:
-        return routers
+        return set(), []
     from ..pipeline.preflight import SAMPLE_KEYS, KeysInput, RouterInput, check_routers
 
     samples: list[tuple[int, str]] = []
@@ -183,11 +185,17 @@ def usable_routers(cfg: BrokerConfig, routers: list[Router], loaded: KeysFile, c
             break
     inp = KeysInput(loaded.text.path, "text", "", ("key",), {}, tuple(samples))
     checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=chosen,
-                            candidates=[RouterInput(r.name, r.key_type) for r in cfg.connection_routers])
+                            candidates=[RouterInput(r.name, r.key_type) for r in candidates])
+    return set(checked.skip), list(checked.notes)
+
+
+def usable_routers(cfg: BrokerConfig, routers: list[Router], loaded: KeysFile, chosen: bool) -> list[Router]:
+    """``routers`` but those that cannot take the keys file (:func:`unreadable`), which are said on stderr."""
+    skip, notes = unreadable(cfg.connection_routers, routers, loaded, chosen)
     err = stderr_console()
-    for line in checked.notes:
+    for line in notes:
         warn(err, line)
-    return [r for r in routers if r.name not in checked.skip]
+    return [r for r in routers if r.name not in skip]
 
 
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,

@@ -233,3 +233,20 @@ def test_substituted_values_are_shown_only_when_asked(tmp_path: Path) -> None:
     assert shown.out.endswith("who moves: not computed (give --keys-file, --sample N or --keys)\n")
     same = arouter("diff", str(old), str(new), "-D", "ltf=^FOO.*", "-f", "json")
     assert json.loads(same.out)["summary"]["routers_changed"] == 0
+
+
+def test_plain_keys_file_leaves_out_a_source_ip_router_and_reads_as_simulate(tmp_path: Path) -> None:
+    """A plain keys file (CR LF, a byte order mark) with the sample's SOURCE_IP router: diff does not stop
+    on line 1; that router is left out of the key counts and said so, the others count the keys as
+    simulate reads them (no CR in a key: 'FOO1' and 'FOO1\\r' would differ in hash)."""
+    old = _write(tmp_path, "old.xml", sample_text())
+    new = _write(tmp_path, "new.xml", sample_text().replace("FIRST_ELEMENT", "ROUND_ROBIN"))
+    keys = tmp_path / "keys.txt"
+    keys.write_bytes(b"\xef\xbb\xbfFOO1\r\nBAR2\r\n")
+    run = arouter("diff", str(old), str(new), "--keys-file", str(keys), "-f", "json")
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    assert "simple-router: left out of the key counts" in " ".join(doc["assumed"])
+    assert "CR LF line ends: the CR is not part of the keys" in run.err
+    chosen = arouter("diff", str(old), str(new), "--keys-file", str(keys), "-r", "simple-router")
+    assert chosen.code == 2 and "cannot take these keys" in chosen.err
