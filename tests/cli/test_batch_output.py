@@ -303,3 +303,46 @@ def test_records_stay_in_input_order_when_a_chunk_needs_escapes(tmp_path: Path) 
     finally:
         release()
     assert [json.loads(line)["key"] for line in out.read_text(encoding="utf-8").splitlines()] == keys
+
+
+def test_csv_extra_columns_are_not_read_and_key_column_maps_one(tmp_path: Path) -> None:
+    """A CSV with one extra column is routed (the column not read, said once); a file without a key column
+    is refused with its columns and --key-column KEYTYPE=COLUMN, naming no guessed column; simulate's
+    --key-column (analyze's option) maps one; a byte order mark is not part of the first column's name."""
+    from tests.cli.helpers import arouter
+
+    extra = tmp_path / "extra.csv"
+    extra.write_text("client_id,region\nFOO1,eu\n", encoding="utf-8")
+    run = arouter("simulate", "--keys-file", str(extra), "-r", "local-partition")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["key_value"] == "FOO" and "column(s) region not read" in run.err
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes(b"\xef\xbb\xbfmqtt_client,region\r\nFOO1,eu\r\n")
+    refused = arouter("simulate", "--keys-file", str(wide), "-r", "local-partition")
+    assert refused.code == 2 and "no key column (columns: mqtt_client, region)" in refused.err
+    assert "--key-column KEYTYPE=COLUMN" in refused.err and "=region" not in refused.err
+    mapped = arouter("simulate", "--keys-file", str(wide), "-r", "local-partition", "--key-column",
+                     "CLIENT_ID=mqtt_client")
+    assert mapped.code == 0, mapped.err
+    assert json.loads(mapped.out) == {"key": "FOO1", "key_value": "FOO", "status": "OK", "target": "local",
+                                      "node_id": "local", "local": True}
+    text = tmp_path / "keys.txt"
+    text.write_text("FOO1\n", encoding="utf-8")
+    assert arouter("simulate", "--keys-file", str(text), "--key-column", "CLIENT_ID=x").code == 2
+    assert arouter("simulate", "-k", "CLIENT_ID=a", "--keep-cr").code == 2  # only with --keys-file
+
+
+def test_crlf_keys_route_as_lf_keys_unless_keep_cr(tmp_path: Path) -> None:
+    """The same keys saved on Windows (BOM, CR LF) give the same records as saved on Linux, said once on
+    stderr; --keep-cr keeps the CR in the key."""
+    from tests.cli.helpers import arouter
+
+    unix, windows = tmp_path / "unix.txt", tmp_path / "windows.txt"
+    unix.write_bytes(b"FOO1\nBAR2\n")
+    windows.write_bytes(b"\xef\xbb\xbfFOO1\r\nBAR2\r\n")
+    a = arouter("simulate", "--keys-file", str(unix), "-r", "sticky-router")
+    b = arouter("simulate", "--keys-file", str(windows), "-r", "sticky-router")
+    assert a.code == b.code == 0 and a.out == b.out
+    assert b.err.count("byte order mark") == 1 and b.err.count("CR LF line ends") == 1
+    kept = arouter("simulate", "--keys-file", str(windows), "-r", "sticky-router", "--keep-cr")
+    assert [json.loads(x)["key"] for x in kept.out.splitlines()] == ["FOO1\r", "BAR2\r"]
