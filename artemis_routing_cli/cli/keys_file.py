@@ -1,12 +1,13 @@
 """Reading a ``--keys-file``: plain text streamed from disk, CSV and JSON lines as records.
 
 Text files: one key value per line, UTF-8, exactly as given but for the line ends: the ``\\n``
-separator is removed, and so is a ``\\r`` before a ``\\n`` (a file saved on Windows) unless
-``keep_cr`` (``--keep-cr``); a UTF-8 byte order mark at the start of the file is never part of the
-first key (Spark's text reader drops it too, so analyze reads the same keys); an empty line is the
-empty string. A file that had either is said once (:func:`reading_notes`). CSV and JSON lines
-files lose a byte order mark at the start too (never part of a column name or of JSON); a CR before
-LF is a line end of their own syntax. They are read twice, a few hundred kilobytes at a
+separator is removed, and so is a ``\\r`` ending a line (before its ``\\n``, or at the end of the
+file: a file saved on Windows) unless ``keep_cr`` (``--keep-cr``); a UTF-8 byte order mark at the
+start of the file is never part of the first key; an empty line is the empty string. analyze reads
+the same keys (pipeline/inputs.py: Spark's line reader drops the mark, the CR is taken off there). A
+file that had either is said once (:func:`reading_notes`). CSV and JSON lines files lose a byte
+order mark at the start too (never part of a column name or of JSON); a CR before LF is a line end
+of their own syntax. They are read twice, a few hundred kilobytes at a
 time: once when loaded (every line valid UTF-8, the keys counted: a bad line is an error before
 any output) and again for each router that routes them. So the memory a batch holds is flat in
 the number of keys: one piece of the file, and a line at most :data:`MAX_KEY_LINE_BYTES` long.
@@ -273,8 +274,11 @@ def _cleaned(pieces: Iterator[tuple[int, bytes]], keep_cr: bool) -> Iterator[tup
     for before, piece in pieces:
         if first and piece.startswith(BOM):
             piece = piece[len(BOM):]
-        if not keep_cr and b"\r\n" in piece:
-            piece = piece.replace(b"\r\n", b"\n")
+        if not keep_cr:
+            if b"\r\n" in piece:
+                piece = piece.replace(b"\r\n", b"\n")
+            if piece.endswith(b"\r"):  # the file's last line, without its LF (Spark's reader drops it too)
+                piece = piece[:-1]
         first = False
         yield before, piece
 
@@ -289,7 +293,7 @@ def _load_text(path: str, reading: Reading) -> KeysFile:
         for before, piece in _pieces(fd, path, st.st_size):
             _decoded(path, piece, before)
             bom = bom or (before == 0 and piece.startswith(BOM))
-            crlf = crlf or b"\r\n" in piece
+            crlf = crlf or b"\r\n" in piece or piece.endswith(b"\r")
             count += piece.count(b"\n")
             last = piece[-1:]
     finally:

@@ -57,9 +57,9 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
         if kind == TABLE:
             df = read_table(spark, path)
         elif kind == "text":
-            # Read as simulate --keys-file reads a text file (cli/keys_file.py): "\n" ends a key, and the
-            # "\r" before it is not part of the key unless --keep-cr; a byte order mark at the start
-            # of a file is dropped by Spark's (Hadoop's) line reader itself.
+            # Read as simulate --keys-file reads a text file (cli/keys_file.py): "\n" ends a key, a "\r"
+            # ending a line is not part of it unless --keep-cr (taken off below), and a byte order mark
+            # at the start of a file is dropped by Spark's (Hadoop's) line reader itself.
             df = reader.option("lineSep", "\n").option("encoding", "UTF-8").text(path)
             df = df.withColumnRenamed("value", "key")
         elif kind == "csv":

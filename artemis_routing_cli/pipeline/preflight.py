@@ -258,7 +258,10 @@ def _text_samples(head: bytes | None) -> tuple[tuple[int, str], ...]:
     if head is None:
         return ()
     full = len(head) == SNIFF_BYTES
-    head = head.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")  # as the keys will be read
+    head = head.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")  # as the keys will be read (the CR
+    # ending the file's last line too, when the head is the whole file)
+    if not full and head.endswith(b"\r"):
+        head = head[:-1]
     lines = head.split(b"\n")
     if full:
         lines.pop()  # possibly cut in the middle
@@ -293,7 +296,7 @@ def inspect(path: str, fmt: str = "auto", key_columns: Mapping[str, str] | None 
     head = _text_head(path) if kind == "text" else None
     samples = _text_samples(head)
     return KeysInput(path, kind, assumed, columns, mapping, samples, bom=head is not None and head.startswith(
-        b"\xef\xbb\xbf"), crlf=head is not None and b"\r\n" in head)
+        b"\xef\xbb\xbf"), crlf=head is not None and (b"\r\n" in head or head.endswith(b"\r")))
 
 
 def _check_plain_columns(path: str, columns: Sequence[str]) -> None:
