@@ -1,4 +1,5 @@
-"""Values from the environment, properties and included files stay out of findings; passwords always do."""
+"""Values of ${} whose name says secret and included files that are not broker XML stay out of findings;
+passwords always do. Other values are configuration: quoted where they explain a finding."""
 
 from __future__ import annotations
 
@@ -25,10 +26,12 @@ def test_environment_value_is_not_quoted_unless_asked(tmp_path: Path) -> None:
 
 
 def test_property_value_is_not_quoted(tmp_path: Path) -> None:
-    path = _broker(tmp_path, "${p}")
-    run = capped("validate", "--no-settings", "-D", f"p={SECRET}", "-f", "json", str(path))
-    assert_clean(run, 1)
-    assert SECRET not in run.out + run.err
+    """A -D value whose name says secret is not quoted; one whose name does not is configuration, quoted."""
+    for name, hidden in (("api_token", True), ("storeKey", True), ("period", False)):
+        path = _broker(tmp_path, f"${{{name}}}")
+        run = capped("validate", "--no-settings", "-D", f"{name}={SECRET}", "-f", "json", str(path))
+        assert_clean(run, 1)
+        assert (SECRET not in run.out + run.err) == hidden, name
 
 
 def test_included_file_content_is_not_quoted(tmp_path: Path) -> None:
