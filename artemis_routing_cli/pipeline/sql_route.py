@@ -189,8 +189,10 @@ class SqlRouting:
 
     def _sni_column(self, router: Router) -> str | None:
         """The column whose values must be host names a Java client can send, for ``router``."""
-        if "key" in self.columns or "sni_host" not in self.columns or router.sni_encoding == "raw":
-            return None  # (an SNI_HOST router given a ``key`` column and Java-encoded names routes in Python)
+        if "key" in self.columns or "sni_host" not in self.columns or router.sni_encoding in ("raw", "default"):
+            # (an SNI_HOST router given a ``key`` column and Java-encoded names routes in Python; a raw client
+            # sends any name, a client that leaves SNI to the JDK sends none where SNIHostName refuses it)
+            return None
         return "sni_host"
 
     def bad(self, router: Router) -> str | None:
