@@ -145,7 +145,8 @@ def test_sni_client_default_sends_what_the_jdk_sends(sni_xml: Path) -> None:
     explicit = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=EXAMPLE",
                        "--sni-client", "explicit", "-f", "json")
     assert _key(explicit.out) == "example"
-    why = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=EXAMPLE", "--sni-client", "default", "-e")
+    why = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=EXAMPLE", "--sni-client", "default",
+                  "-e")
     assert "'EXAMPLE' sends no server_name" in why.out and "(--sni-client default)" in why.out
     said = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=EXAMPLE", "-e")
     assert "(--sni-client explicit)" in said.out  # the default, said
