@@ -28,11 +28,12 @@ import dataclasses
 import io
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
+from ..pipeline.preflight import key_columns_problem, parse_key_columns, unread_columns
 from ..routing.keys import RECORD_COLUMNS
 from ..safeio import (
     MAX_KEY_LINE_BYTES,
@@ -97,21 +98,10 @@ def _key_columns(path: str, names: list[str], columns: Mapping[str, str] | None,
             raise UsageError(f"--key-column names {', '.join(repr(c) for c in missing)}, which the file does not "
                              f"have (columns: {', '.join(names)})", file=path, line=line, column=1)
         return dict(columns)
-    read = {c: c for c in names if c in RECORD_COLUMNS or c == "key"}
-    if not read and (names or not each_line):
-        raise UsageError(f"no key column (columns: {', '.join(names) or 'none'}): name one key or "
-                         f"{', '.join(RECORD_COLUMNS)}, or say which column holds which key type with "
-                         "--key-column KEYTYPE=COLUMN", file=path, line=line, column=1)
-    if "key" in read and len(read) > 1:
-        raise UsageError(f"give either a single key column or a column per key type (columns: "
-                         f"{', '.join(names)})", file=path, line=line, column=1)
-    return read
-
-
-def other_columns(names: Iterable[str], columns: Mapping[str, str] | None) -> list[str]:
-    """The columns of ``names`` that are not read as keys."""
-    used = set(columns.values()) if columns else set(RECORD_COLUMNS) | {"key"}
-    return [c for c in names if c not in used]
+    problem = key_columns_problem(names) if names or not each_line else None
+    if problem is not None:
+        raise UsageError(problem, file=path, line=line, column=1)
+    return {c: c for c in names if c in RECORD_COLUMNS or c == "key"}
 
 
 @dataclass(frozen=True)
@@ -386,8 +376,6 @@ def load_keys(path: str, reading: Reading | None = None) -> KeysFile:
 def reading_of(keep_cr: bool = False, key_column: Sequence[str] | None = None) -> Reading:
     """The reading ``--keep-cr`` and ``--key-column KEYTYPE=COLUMN`` (repeatable, as analyze reads it) ask for:
     every command that reads a keys file (simulate, diff, fleet) builds it here."""
-    from ..pipeline.preflight import parse_key_columns
-
     return Reading(keep_cr=keep_cr, columns=parse_key_columns(key_column or []) or None)
 
 
@@ -401,7 +389,7 @@ def reading_notes(loaded: KeysFile) -> list[str]:
     elif r.bom:
         notes.append(f"{path}: a UTF-8 byte order mark at its start: not part of the first column's name")
     if loaded.records is not None:
-        other = other_columns(loaded.records.columns, r.columns)
+        other = unread_columns(loaded.records.columns, r.columns)
         if r.columns:
             notes.append("key columns: " + ", ".join(f"{_KEY_TYPE[k]}={v}" for k, v in r.columns.items()))
         if other:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..routing.keys import RECORD_COLUMNS
-from .preflight import FORMATS, KeysInput, detect
+from .preflight import FORMATS, KeysInput, detect, key_columns_problem
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -114,12 +114,9 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
     # columns not named like key columns are not read (preflight said so)
     unknown = [c for c in names if c != "key" and c not in RECORD_COLUMNS and not c.startswith("_corrupt")]
     names = [c for c in names if not c.startswith("_corrupt") and c not in unknown]
-    if not names:
-        raise UsageError(f"no key column (columns: {', '.join(unknown) or 'none'}): name one key or "
-                         f"{', '.join(RECORD_COLUMNS)}, or say which column holds which key type with "
-                         "--key-column KEYTYPE=COLUMN", file=path)
-    if "key" in names and len(names) > 1:
-        raise UsageError("give either a single key column or a column per key type", file=path)
+    problem = key_columns_problem(names + unknown)
+    if problem is not None:
+        raise UsageError(problem, file=path)
     df = df.drop(*unknown)
     cols = []
     bad = F.lit(None).cast("string")

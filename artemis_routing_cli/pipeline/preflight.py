@@ -302,22 +302,38 @@ def inspect(path: str, fmt: str = "auto", key_columns: Mapping[str, str] | None 
 def _check_plain_columns(path: str, columns: Sequence[str]) -> None:
     """Columns named like key columns are read; others are not (and are fine). Without any, an error
     that names the columns and how to say which one holds which key type."""
+    problem = key_columns_problem(columns)
+    if problem is not None:
+        raise UsageError(problem, file=path)
+
+
+def key_columns_problem(columns: Sequence[str]) -> str | None:
+    """Why a file with these columns (and no --key-column) gives no keys, or None. Columns not named like
+    key columns are fine (not read); the message names the columns, not a guess at which holds the keys.
+    analyze, simulate, diff and fleet say it alike."""
     keys = [c for c in columns if c == "key" or c in RECORD_COLUMNS]
     if not keys:
-        raise UsageError(f"no key column (columns: {', '.join(columns) or 'none'}): name one key or "
-                         f"{', '.join(RECORD_COLUMNS)}, or say which column holds which key type with "
-                         "--key-column KEYTYPE=COLUMN", file=path)
+        return (f"no key column (columns: {', '.join(columns) or 'none'}): name one key or "
+                f"{', '.join(RECORD_COLUMNS)}, or say which column holds which key type with "
+                "--key-column KEYTYPE=COLUMN")
     if "key" in keys and len(keys) > 1:
-        raise UsageError(f"give either a single key column or a column per key type (columns: "
-                         f"{', '.join(columns)})", file=path)
+        return f"give either a single key column or a column per key type (columns: {', '.join(columns)})"
+    return None
+
+
+def unread_columns(columns: Iterable[str], mapping: Mapping[str, str] | None, id_column: str | None = None
+                   ) -> list[str]:
+    """The columns that are not read as keys (said on stderr): all but the mapped ones (--key-column), or
+    but those named like key columns."""
+    used = set(mapping.values()) if mapping else {"key", *RECORD_COLUMNS}
+    return [c for c in columns if c not in used and c != id_column]
 
 
 def other_columns(inp: KeysInput) -> list[str]:
     """The input's columns that are not read as keys (said on stderr)."""
     if inp.columns is None or inp.format == "text":
         return []
-    used = set(inp.mapping.values()) if inp.mapping else {"key", *RECORD_COLUMNS}
-    return [c for c in inp.columns if c not in used and c != inp.id_column]
+    return unread_columns(inp.columns, inp.mapping, inp.id_column)
 
 
 @dataclass(frozen=True)
