@@ -93,3 +93,20 @@ def test_a_secrets_file_included_as_xml_is_not_quoted(tmp_path: Path) -> None:
     run = capped("validate", "--no-settings", str(path), cwd=tmp_path)
     assert_clean(run, 2)
     assert "mismatch: x line 1 and y" in run.out + run.err
+
+
+def test_names_from_included_broker_xml_are_quoted(tmp_path: Path) -> None:
+    """A router split into an included broker XML file is configuration: its findings quote its names
+    (not '<value from FILE>'), in every format."""
+    (tmp_path / "routers.xml").write_text(
+        '<connection-routers xmlns="urn:activemq:core"><connection-router name="split-router">'
+        "<key-type>CLIENT_ID</key-type><policy name=\"FIRST_ELEMENT\"/><pool><static-connectors>"
+        "<connector-ref>missing-conn</connector-ref></static-connectors></pool></connection-router>"
+        "</connection-routers>")
+    path = tmp_path / "broker.xml"
+    text = sample_with("<connection-routers>", f'<xi:include {XI} href="routers.xml"/><connection-routers>')
+    path.write_text(text)
+    for fmt in FORMATS:
+        run = capped("validate", "--no-settings", "-f", fmt, str(path), cwd=tmp_path)
+        assert_clean(run)
+        assert "missing-conn" in run.out and "value from" not in run.out, fmt
