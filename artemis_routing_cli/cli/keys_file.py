@@ -387,7 +387,7 @@ def reading_notes(loaded: KeysFile) -> list[str]:
     if loaded.text is not None:
         notes.extend(f"{path}: {line}" for line in text_marks(r.bom, r.crlf, r.keep_cr))
     elif r.bom:
-        notes.append(f"{path}: a UTF-8 byte order mark at its start: not part of the first column's name")
+        notes.append(f"{path}: a UTF-8 byte order mark at its start: skipped (not part of the first record)")
     if loaded.records is not None:
         other = unread_columns(loaded.records.columns, r.columns)
         if r.columns:
