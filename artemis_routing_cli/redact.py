@@ -1,11 +1,13 @@
-"""Values that must not reach a report: from the environment, ``-D`` properties, included files, passwords.
+"""Values that must not reach a report: secrets, never configuration.
 
-validate runs in CI on pull requests, whose logs anyone may read. A finding quotes a value only
-where it explains the finding; when that value came from an environment variable, a property or
-a file pulled in with ``<xi:include>``, the quote is replaced by where it came from
-(``<value of ${DB_HOST} from the environment>``) unless the user asks for values
-(``--show-values``). Passwords (elements and URL parameters whose name holds "password") are
-hidden always.
+validate runs in CI on pull requests, whose logs anyone may read. Names and routing settings are
+configuration and always shown, whichever file or ``${}`` they came from. What is hidden: the value
+of a ``${NAME}`` whose name says secret (:func:`secret_name`: ``*PASSWORD*``, ``*SECRET*``,
+``*TOKEN*``, ``*KEY*``...) - replaced by where it came from (``<value of ${DB_PASSWORD} from the
+environment>``) - and the text of an included file that is not broker XML (a ``parse="text"``
+include, or XML in no ``urn:activemq`` namespace: ``<text from FILE>``), unless the user asks for
+values (``--show-values``). Passwords (elements, attributes and URL parameters whose name holds
+"password") are hidden always.
 """
 
 from __future__ import annotations
@@ -41,6 +43,19 @@ _MIN_PREFIX = 8
 # The rest of a name after "password" (bytes), and what follows an attribute's name.
 _NAME_REST = re.compile(rb"[^\s<>/!?=\"']*")
 _EQUALS = re.compile(rb"\s*=")
+
+
+# Words that make a ${NAME}'s value a secret (matched in the name, any case): its value is hidden.
+SECRET_NAME_WORDS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "CREDENTIAL", "PRIVATE")
+# The namespaces of broker XML (urn:activemq, urn:activemq:core, ...): an included element in them is
+# configuration, shown; one in no such namespace is an included file that is not broker XML, hidden.
+_BROKER_NS = "{urn:activemq"
+
+
+def secret_name(name: str) -> bool:
+    """Whether a ``${NAME}`` says its value is secret (``*PASSWORD*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``...)."""
+    upper = name.upper()
+    return any(word in upper for word in SECRET_NAME_WORDS)
 
 
 def _plain(name: str) -> str:
@@ -289,7 +304,7 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
     for item in replacements:
         rep = item[-1]
         source = getattr(rep, "source", "")
-        if source in ("env", "property"):
+        if source in ("env", "property") and secret_name(getattr(rep, "name", "")):
             where = "the environment" if source == "env" else "a property"
             token = rep.token  # type: ignore[attr-defined]
             secrets.add(rep.value, token if references else f"<value of {token} from {where}>")  # type: ignore[attr-defined]
@@ -302,6 +317,8 @@ def collect(root: etree._Element, replacements: Iterable[tuple[object, ...]], in
     if not has_includes:
         return secrets  # every element is from main_file
     for el in root.iter(etree.Element):
+        if el.tag.startswith(_BROKER_NS):
+            continue  # broker XML from an included file: names and routing settings, shown
         display = file_of(el)  # type: ignore[operator]
         if display != main_file:
             label = f"<from {_plain(display)}>" if references else f"<value from {display}>"

@@ -7,12 +7,12 @@ everything it prints: stdout and stderr (rich consoles, ``print``, serve's log w
 the files it writes through :mod:`artemis_routing_cli.outfile` (batch records, reports) and serve's
 management answers (:func:`scrub`). What the guard replaces, and by what:
 
-* a value substituted from ``${NAME}`` whose value came from the environment or a property
-  (``-D``, ``[properties]``) - by the token as written, ``${NAME}``;
-* text pulled in with ``<xi:include>`` - by ``<from FILE>``;
-* the value of a ``${NAME}`` that a broker properties file (``--properties``,
-  ``broker.properties``, a CR) names - by ``${NAME}`` (what such a file writes itself is shown, as
-  what broker.xml writes is: the same configuration, in another form);
+* a value substituted from a ``${NAME}`` whose name says secret (``*PASSWORD*``, ``*SECRET*``,
+  ``*TOKEN*``, ``*KEY*``...: redact.secret_name) and whose value came from the environment or a
+  property (``-D``, ``[properties]``), in broker.xml or in a broker properties file - by the token
+  as written, ``${NAME}``; other values are configuration (names, routing settings): shown;
+* the text of an included file that is not broker XML (``parse="text"``, or XML in no
+  ``urn:activemq`` namespace) - by ``<from FILE>``;
 * passwords, **always**, even with ``--show-values``: elements and attributes whose name holds
   "password", ``...password=`` URL parameters (also ``ENC(...)`` ones), every model field or
   transport parameter whose name holds "password" (so a value the loader decoded from ``ENC(...)``
@@ -33,7 +33,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .redact import Secrets, collect
+from .redact import Secrets, collect, secret_name
 
 if TYPE_CHECKING:
     from .outfile import FilteredBytes
@@ -82,7 +82,7 @@ def config_secrets(config: Any, *, show_values: bool, property_lines: Iterable[t
                 locator.file_of, locator.main_file, show_values=show_values, references=True, secrets=secrets)
     elif not show_values:
         for use in config.properties:
-            if use.source in ("env", "property"):
+            if use.source in ("env", "property") and secret_name(use.name):
                 secrets.add(use.value, use.token)
     _model_passwords(config, secrets)
     for decoded in getattr(config, "property_secrets", ()):  # ENC(...) of broker properties: masked by its writer
@@ -95,6 +95,8 @@ def config_secrets(config: Any, *, show_values: bool, property_lines: Iterable[t
         elif not show_values:  # written in the file: shown, as a value written in broker.xml is
             for m in _TOKEN.finditer(value):
                 name = m.group(1).strip()
+                if not secret_name(name):
+                    continue  # configuration, shown
                 found = (defines or {}).get(name, env.get(name))
                 secrets.add(found, f"${{{name}}}")
     return secrets

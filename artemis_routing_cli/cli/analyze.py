@@ -11,7 +11,7 @@ import typer
 from ..errors import UsageError
 from . import analyze_inputs as ai
 from . import options as opt
-from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
+from .key_options import BROKER_VERSION_HELP, SNI_CLIENT_HELP, SNI_ENCODING_HELP, sni_option
 
 
 def register(app: typer.Typer) -> None:
@@ -32,10 +32,8 @@ def analyze_command(
     keys_format: str = typer.Option("auto", "--keys-format",
                                     help="auto (by extension; directories and extension-less files by their "
                                          "data), text, csv, json, parquet, orc."),
-    key_column: Optional[list[str]] = typer.Option(None, "--key-column", metavar="KEYTYPE=COLUMN",
-                                                   help="The column that holds this key type, e.g. "
-                                                        "CLIENT_ID=mqtt_client (repeat); other columns are "
-                                                        "not read."),
+    key_column: Optional[list[str]] = opt.KEY_COLUMN,
+    keep_cr: bool = opt.KEEP_CR,
     fmt: str = typer.Option("text", "--format", "-f",
                             help="text, json, csv or markdown (the summary table, e.g. for a PR comment)."),
     what_if: Optional[list[str]] = typer.Option(None, "--what-if", metavar="down=TARGET|add=NODE_ID",
@@ -52,7 +50,10 @@ def analyze_command(
     down: Optional[list[str]] = opt.DOWN,
     connections: Optional[list[str]] = opt.CONNECTIONS,
     targets: Optional[str] = opt.TARGETS,
-    sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
+    sni_client: Optional[str] = typer.Option(None, "--sni-client", metavar="explicit|default|raw",
+                                             help=SNI_CLIENT_HELP),
+    sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP,
+                                               hidden=True),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
     define: Optional[list[str]] = opt.DEFINE,
@@ -120,9 +121,15 @@ def analyze_command(
     from .key_options import apply as apply_key_options
     from .key_options import assumed
 
-    said = assumed(routers, *apply_key_options(routers, sni_encoding, broker_version))
+    said = assumed(routers, *apply_key_options(routers, sni_option(sni_client, sni_encoding), broker_version))
     err = stderr_console()
     inp = key_input(keys, keys_table, keys_format, mapping, where, id_column)
+    if inp.format == "text":
+        import dataclasses
+
+        inp = dataclasses.replace(inp, keep_cr=keep_cr)
+    elif keep_cr:
+        raise UsageError("--keep-cr: only for a text input (one key per line)")
     checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=router is not None,
                             candidates=[RouterInput(r.name, r.key_type) for r in cfg.connection_routers])
     routers = [r for r in routers if r.name not in checked.skip]
@@ -137,8 +144,16 @@ def analyze_command(
     if said:  # said once every input is checked: bad input stays one line
         note(f"arouter: {said}")
     say(err, f"arouter: keys: {inp.assumed}" + (f", rows where {where}" if where else ""))
+    from .keys_file import text_marks
+
+    for line in text_marks(inp.bom, inp.crlf, inp.keep_cr):
+        say(err, f"arouter: {inp.path}: {line}")
     if inp.mapping:
         say(err, "arouter: key columns: " + ", ".join(f"{k.upper()}={v}" for k, v in inp.mapping.items()))
+    from ..pipeline.preflight import other_columns
+
+    if other_columns(inp):
+        say(err, f"arouter: {inp.path}: column(s) {', '.join(other_columns(inp))} not read (not key columns)")
     for line in checked.notes:
         warn(err, line)
     for r in routers:

@@ -22,6 +22,8 @@ def diff_command(
                                             help="Keys, as simulate --keys-file reads them (routed locally)."),
     sample: Optional[int] = typer.Option(None, "--sample", metavar="N",
                                          help="N generated clients, a value of every key type each (no keys at hand)."),
+    keep_cr: bool = opt.KEEP_CR,
+    key_column: Optional[list[str]] = opt.KEY_COLUMN,
     keys: Optional[str] = typer.Option(None, "--keys", metavar="PATH",
                                        help="Keys as analyze reads them, routed on Spark (large populations)."),
     keys_format: str = typer.Option("auto", "--keys-format", help="--keys: auto, text, csv, json, parquet."),
@@ -71,6 +73,7 @@ def diff_command(
         address=address, prop=prop or [], header=header or [], routing_type=routing_type, message=message, fmt=fmt,
         show_values=show_values,
         output=output, report=report, fail_on_churn=fail_on_churn, fail_on_refused=fail_on_refused,
-        properties=properties or [], old_properties=old_properties or [], new_properties=new_properties or []))
+        properties=properties or [], old_properties=old_properties or [], new_properties=new_properties or [],
+        keep_cr=keep_cr, key_column=key_column or []))
     if code:
         raise typer.Exit(code)

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ConfigError, UsageError
 from .common import note, parse_properties
 from .diff_sources import ConfigSource, resolve_source
+from .keys_file import reading_of
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 DEFAULT_SEED = 0  # ROUND_ROBIN's start on both sides, so that the two sides compare
@@ -52,6 +53,8 @@ class DiffOptions:
     properties: list[str] = field(default_factory=list)  # broker properties on both sides
     old_properties: list[str] = field(default_factory=list)
     new_properties: list[str] = field(default_factory=list)
+    keep_cr: bool = False  # --keys-file read as simulate reads it
+    key_column: list[str] = field(default_factory=list)
 
 
 def parse_share(text: str) -> float:
@@ -124,11 +127,17 @@ def run_diff(opts: DiffOptions) -> int:
 
         message = build_message(opts.address, opts.prop, opts.header, opts.routing_type, opts.message)
     keys = None
+    if (opts.keep_cr or opts.key_column) and opts.keys_file is None:
+        raise UsageError(f"{'--keep-cr' if opts.keep_cr else '--key-column'}: only with --keys-file")
     if opts.keys_file is not None:
         from .diff_churn import Keys
+        from .keys_file import reading_notes
         from .simulate_batch import load_keys
 
-        keys = Keys(file=load_keys(opts.keys_file), path=opts.keys_file)
+        reading = reading_of(opts.keep_cr, opts.key_column)
+        keys = Keys(file=load_keys(opts.keys_file, reading), path=opts.keys_file)
+        for line in reading_notes(keys.file):
+            note(f"arouter: {line}")
     old = _load(old_src, properties, [*opts.properties, *opts.old_properties])
     new = _load(new_src, properties, [*opts.properties, *opts.new_properties])
     from ..verdict import finding_text, read_differently
@@ -230,7 +239,33 @@ def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
                        "filters written for real ids may match none of them (--keys-file for real keys)")
     else:
         info = {"source": f"{opts.keys_file} ({len(keys):,} keys)", "path": opts.keys_file, "count": len(keys)}
+        pairs = _readable_pairs(opts, pairs, keys, assumed)
     return {name: local_transfer(a, b, keys) for name, a, b in pairs}, info
+
+
+def _readable_pairs(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
+                    assumed: list[str]) -> list[tuple[str, Any, Any]]:
+    """The routers whose two sides can take the keys file, as simulate and analyze decide it: one that
+    cannot on either side (a SOURCE_IP router given plain keys that are no addresses) is left out of the
+    key counts and said so."""
+    from ..routing.router import Router
+    from .simulate_batch import unreadable
+
+    by_name: dict[str, Router] = {}
+    for name, a, b in pairs:
+        for side in (a, b):
+            if isinstance(side, Router) and (name not in by_name or side.key_type == "SOURCE_IP"):
+                by_name[name] = side
+    if not by_name:
+        return pairs
+    routers = list(by_name.values())
+    skip, _notes = unreadable(routers, routers, keys.file, chosen=opts.router is not None)
+    for name in skip:
+        assumed.append(f"{name}: left out of the key counts: it reads {by_name[name].key_type} and "
+                       f"{keys.path} holds plain keys that are no IP addresses (give a CSV or JSON lines file "
+                       "with a source_ip column)")
+    return [p for p in pairs if p[0] not in skip]
+
 
 
 def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> dict[str, Any]:

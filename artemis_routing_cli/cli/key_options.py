@@ -1,4 +1,4 @@
-"""``--sni-encoding`` and ``--broker-version``: how simulate and analyze read SNI_HOST and
+"""``--sni-client`` and ``--broker-version``: how simulate and analyze read SNI_HOST and
 SOURCE_IP values, and which Artemis version serve, simulate and analyze follow where versions differ."""
 
 from __future__ import annotations
@@ -13,11 +13,16 @@ if TYPE_CHECKING:
 
 # --help imports this module: the routing modules are imported when an option is used
 # (tests/cli/test_keys_given.py checks the versions here against routing.keys)
-SNI_ENCODING_HELP = (
-    "How the client sends an SNI_HOST host name: java (default: new SNIHostName(host), i.e. "
-    "IDN.toASCII with STD3 rules: 'CAFÉ' goes as 'xn--caf-dma'; a name Java refuses, such as one with '_', "
-    "a space, an emoji or a trailing dot, is an error) or raw (the name's UTF-8 bytes). The broker (Netty) "
-    "reads the bytes one char per byte and lower-cases them.")
+SNI_CLIENT_HELP = (
+    "Which client sends an SNI_HOST host name: explicit (default: a client that sets new SNIHostName(host) "
+    "itself, as the broker's own CORE/JMS client does with sniHost: IDN.toASCII with STD3 rules, 'CAFÉ' goes "
+    "as 'xn--caf-dma', a name Java refuses such as one with '_' is a bad row); default (a JSSE client that "
+    "leaves SNI to the JDK, e.g. configured by URL: no name at all, so a NULL key, for a dotless host, an IP "
+    "address or a name SNIHostName refuses); raw (the name's UTF-8 bytes). The broker (Netty) reads the "
+    "bytes one char per byte and lower-cases them.")
+SNI_ENCODING_HELP = "Older spelling of --sni-client: java is explicit, raw is raw."
+# --sni-client's names -> routing/sni.py's encodings
+SNI_CLIENTS = {"explicit": "java", "default": "default", "raw": "raw"}
 BROKER_VERSION_HELP = (
     "The Artemis version to follow where versions differ (2.21 to 2.41, default 2.41): on epoll, IPv6 "
     "SOURCE_IP keys carry '%0' up to 2.35 (Netty 4.1.111) and only for link-local or scoped peers from 2.36.")
@@ -30,12 +35,28 @@ def broker_version(text: str | None) -> tuple[int, int]:
 
 
 def sni_encoding(text: str | None) -> str:
-    from ..routing.sni import DEFAULT_SNI_ENCODING, SNI_ENCODINGS
+    """``--sni-client`` (or its older spelling ``--sni-encoding java|raw``, given as ``encoding:NAME``) as
+    routing/sni.py's encoding."""
+    from ..routing.sni import DEFAULT_SNI_ENCODING
 
-    value = DEFAULT_SNI_ENCODING if text is None else text.strip().lower()
-    if value not in SNI_ENCODINGS:
-        raise UsageError(f"--sni-encoding {text!r}: choose {' or '.join(SNI_ENCODINGS)}")
-    return value
+    if text is None:
+        return DEFAULT_SNI_ENCODING
+    if text.startswith("encoding:"):
+        value = text.removeprefix("encoding:").strip().lower()
+        if value not in ("java", "raw"):
+            raise UsageError(f"--sni-encoding {value!r}: choose java or raw (now --sni-client explicit|raw)")
+        return value
+    value = text.strip().lower()
+    if value not in SNI_CLIENTS:
+        raise UsageError(f"--sni-client {text!r}: choose {', '.join(SNI_CLIENTS)}")
+    return SNI_CLIENTS[value]
+
+
+def sni_option(client: str | None, encoding: str | None) -> str | None:
+    """The one SNI choice of ``--sni-client`` and its older spelling ``--sni-encoding``."""
+    if client is not None and encoding is not None:
+        raise UsageError("--sni-client and --sni-encoding: give one (--sni-encoding is its older spelling)")
+    return client if encoding is None else f"encoding:{encoding}"
 
 
 def apply(routers: Iterable[Router], encoding: str | None, version: str | None) -> tuple[str, tuple[int, int]]:
@@ -54,5 +75,11 @@ def assumed(routers: Iterable[Router], encoding: str, version: tuple[int, int]) 
     if "SOURCE_IP" in types:
         parts.append(f"Artemis {'.'.join(map(str, version))} (--broker-version) for SOURCE_IP")
     if "SNI_HOST" in types:
-        parts.append(f"SNI host names sent as a {encoding} client sends them (--sni-encoding)")
+        client = next(k for k, v in SNI_CLIENTS.items() if v == encoding)
+        parts.append(f"SNI host names sent as {_CLIENT_SAID[client]} (--sni-client {client})")
     return "assuming " + " and ".join(parts) if parts else None
+
+
+_CLIENT_SAID = {"explicit": "a client that sets SNIHostName itself sends them",
+                "default": "a JSSE client that leaves SNI to the JDK sends them (none for a dotless host)",
+                "raw": "their UTF-8 bytes"}

@@ -18,3 +18,10 @@ PROPERTIES = typer.Option(None, "--properties", metavar="PATH[,PATH...]", help=P
 CR = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP)
 ORDINAL = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP)
 SHOW_VALUES = typer.Option(False, "--show-values", help=SHOW_VALUES_HELP)
+KEEP_CR = typer.Option(False, "--keep-cr",
+                       help="Keys file: keep a UTF-8 byte order mark at its start and the CR of each CR LF as "
+                            "part of the keys (by default they are not: a file saved on Windows gives the same "
+                            "keys as one saved on Linux; said on stderr when found).")
+KEY_COLUMN = typer.Option(None, "--key-column", metavar="KEYTYPE=COLUMN",
+                          help="The column that holds this key type, e.g. CLIENT_ID=mqtt_client (repeat); other "
+                               "columns are not read.")

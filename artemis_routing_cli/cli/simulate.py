@@ -9,7 +9,7 @@ import typer
 from ..errors import UsageError
 from . import options as opt
 from .common import load_routable
-from .key_options import BROKER_VERSION_HELP, SNI_ENCODING_HELP
+from .key_options import BROKER_VERSION_HELP, SNI_CLIENT_HELP, SNI_ENCODING_HELP, sni_option
 
 
 def register(app: typer.Typer) -> None:
@@ -30,7 +30,10 @@ def simulate_command(
                                              help="One role of the user, exactly as artemis-roles.properties "
                                                   "names it (repeat). The router walks the roles in the broker's "
                                                   "order (Java HashSet order of the names), not as given."),
-    sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
+    sni_client: Optional[str] = typer.Option(None, "--sni-client", metavar="explicit|default|raw",
+                                             help=SNI_CLIENT_HELP),
+    sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP,
+                                               hidden=True),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     node_id: Optional[list[str]] = opt.NODE_ID,
     down: Optional[list[str]] = opt.DOWN,
@@ -45,6 +48,8 @@ def simulate_command(
                                             help="Batch: one key per line (or .csv/.jsonl with a column per key "
                                                  "type; roles: a JSON array in .jsonl, one role per item, or a "
                                                  "cell split at every comma)."),
+    keep_cr: bool = opt.KEEP_CR,
+    key_column: Optional[list[str]] = opt.KEY_COLUMN,
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Batch: write records to FILE."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="text or json; jsonl or csv for --keys-file."),
     define: Optional[list[str]] = opt.DEFINE,
@@ -65,6 +70,12 @@ def simulate_command(
                                           help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
 ) -> None:
     """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
+    if (keep_cr or key_column) and keys_file is None:
+        raise UsageError(f"{'--keep-cr' if keep_cr else '--key-column'}: only with --keys-file")
+    if keys_file is not None:
+        from .keys_file import reading_of
+
+        reading = reading_of(keep_cr, key_column)  # checked before any work
     cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values)
     if address is not None:
         from .simulate_flow import run_flow
@@ -82,10 +93,12 @@ def simulate_command(
     if keys_file is not None:
         from .simulate_batch import run_batch
 
-        run_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, management,
-                  key_options=(sni_encoding, broker_version))
+        code = run_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, management,
+                         key_options=(sni_option(sni_client, sni_encoding), broker_version), reading=reading)
+        if code:
+            raise typer.Exit(code)
         return
     from .simulate_one import run_one
 
     run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text", role=role,
-            key_options=(sni_encoding, broker_version))
+            key_options=(sni_option(sni_client, sni_encoding), broker_version))

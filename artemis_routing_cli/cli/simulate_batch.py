@@ -17,8 +17,9 @@ import operator
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
@@ -32,7 +33,7 @@ from ..routing.targets import TargetState
 from .common import note, stderr_console, warn
 from .key_options import apply as apply_key_options
 from .key_options import assumed
-from .keys_file import KeysFile, Record, load_keys, read_keys
+from .keys_file import KeysFile, Reading, Record, load_keys, read_keys, reading_notes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,16 +59,64 @@ def _column_of(key_type: str) -> str:
 
 
 # Key types whose ``key`` column is used as given: route_batch takes those strings directly. (An SNI_HOST
-# host name is checked record by record first: a name a Java client cannot send is an error at its line.)
+# host name is made a connection record by record: a name a Java client cannot send is a bad row.)
 _PLAIN_KEY_TYPES = ("CLIENT_ID", "USER_NAME", "ROLE_NAME")
 # Records routed (and then encoded and written) at a time: bounds the memory a batch holds.
 CHUNK = 1 << 14
 
 
-def batch_inputs(router: Router, records: list[Record], path: str, management: bool
+@dataclass
+class BadRows:
+    """Rows a router cannot take (a SOURCE_IP that is no address, an SNI host a Java client cannot
+    send): counted, the first few kept with their line, left out of the output (exit 1), as analyze
+    does with its bad rows."""
+
+    path: str
+    count: int = 0
+    samples: list[tuple[str, int, str]] = field(default_factory=list)  # router, line, why
+
+    def add(self, router: str, line: int, why: str) -> None:
+        self.count += 1
+        if len(self.samples) < BAD_SAMPLES:
+            self.samples.append((router, line, why))
+
+    def lines(self) -> list[str]:
+        """What to say on stderr about them (nothing when there are none)."""
+        if not self.count:
+            return []
+        out = [f"{self.path}:{line}:1: {router}: {why} (left out)" for router, line, why in self.samples]
+        more = f", the first {len(self.samples)} above" if self.count > len(self.samples) else ""
+        out.append(f"{self.count:,} bad row(s) left out{more}: the records cover the other keys")
+        return out
+
+
+# Bad rows shown with their line (the others are counted).
+BAD_SAMPLES = 10
+
+
+def _connections(router: Router, items: Iterable[tuple[int, dict[str, str]]], path: str, bad: BadRows | None
+                 ) -> tuple[list[object], list[Connection]]:
+    """The keys shown and the connections of ``items`` (line, record), a bad one left out (counted in
+    ``bad``; without ``bad`` it is an error at its line)."""
+    shown: list[object] = []
+    conns: list[Connection] = []
+    for line, rec in items:
+        try:
+            conn, key = connection_for(router, rec, path, line)
+        except UsageError as err:
+            if bad is None:
+                raise
+            bad.add(router.name, line, err.message)
+            continue
+        shown.append(key)
+        conns.append(conn)
+    return shown, conns
+
+
+def batch_inputs(router: Router, records: list[Record], path: str, management: bool, bad: BadRows | None = None
                  ) -> tuple[list[object], BatchInput]:
     """The keys shown in the output and what route_batch routes, for one router, in input order
-    (records of a CSV or JSON lines file)."""
+    (records of a CSV or JSON lines file; a bad one left out, see :class:`BadRows`)."""
     keys: list[object] | None = None
     if management:
         keys = [rec.get("key", "") for _, rec in records]
@@ -78,21 +127,20 @@ def batch_inputs(router: Router, records: list[Record], path: str, management: b
     if keys is not None and (management or router.key_type in _PLAIN_KEY_TYPES):
         # The key column holds the key type's value: route_batch builds the same connection from it.
         return keys, keys  # type: ignore[return-value]
-    pairs = [connection_for(router, rec, path, line) for line, rec in records]
-    return [shown for _, shown in pairs], [conn for conn, _ in pairs]
+    return _connections(router, records, path, bad)  # type: ignore[return-value]
 
 
-def _text_chunks(router: Router, loaded: KeysFile, path: str, management: bool
+def _text_chunks(router: Router, loaded: KeysFile, path: str, management: bool, bad: BadRows | None = None
                  ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
     """:func:`_input_chunks` of a text file, read from disk as they are routed. Keys the router takes
     as they are go to route_batch as strings (with their UTF-8 lines); others (SOURCE_IP, SNI_HOST)
-    become connections here, so a bad one is an error at its line."""
+    become connections here, a bad one left out (:class:`BadRows`)."""
     for before, piece in loaded.pieces():
-        yield from _piece_chunks(router, loaded, path, management, before, piece)
+        yield from _piece_chunks(router, loaded, path, management, before, piece, bad)
 
 
-def _piece_chunks(router: Router, loaded: KeysFile, path: str, management: bool, before: int, piece: bytes
-                  ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
+def _piece_chunks(router: Router, loaded: KeysFile, path: str, management: bool, before: int, piece: bytes,
+                  bad: BadRows | None = None) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
     """:func:`_text_chunks` of one piece of the file (``before``: the lines before it)."""
     plain = management or router.key_type in _PLAIN_KEY_TYPES
     line = before + 1
@@ -102,51 +150,73 @@ def _piece_chunks(router: Router, loaded: KeysFile, path: str, management: bool,
         if plain:
             yield part, part, lines[start:start + CHUNK]
         else:
-            yield part, [connection_for(router, {"key": k}, path, line + i)[0] for i, k in enumerate(part)], None
+            shown, conns = _connections(router, ((line + i, {"key": k}) for i, k in enumerate(part)), path, bad)
+            yield shown, conns, None
         line += len(part)
 
 
-def _check(router: Router, loaded: KeysFile, path: str, management: bool) -> None:
-    """Every key of the file made into what this router routes, and dropped: an error is raised
-    before anything is written (keys the router takes as they are need no check)."""
-    if management or (router.key_type in _PLAIN_KEY_TYPES and (loaded.text is not None or (
-            loaded.records is not None and loaded.records.string_keys))):
-        return
-    for _ in _input_chunks(router, loaded, path, management):
-        pass
-
-
-def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool
+def _input_chunks(router: Router, loaded: KeysFile, path: str, management: bool, bad: BadRows | None = None
                   ) -> Iterator[tuple[Sequence[object], BatchInput, list[bytes] | None]]:
     """Consecutive chunks of (shown keys, route_batch input, the keys' UTF-8 lines when read from a
-    text file), read from disk as they are routed (:func:`_check` first, where nothing may be
-    written before an error)."""
+    text file), read from disk as they are routed; a row the router cannot take is left out and
+    counted in ``bad`` (without it, an error at its line)."""
     if loaded.text is not None:
-        yield from _text_chunks(router, loaded, path, management)
+        yield from _text_chunks(router, loaded, path, management, bad)
         return
     for records in loaded.record_chunks(CHUNK):
-        shown, inputs = batch_inputs(router, records, path, management)
+        shown, inputs = batch_inputs(router, records, path, management, bad)
         yield shown, inputs, None
+
+
+def unreadable(candidates: Sequence[Any], routers: Sequence[Router], loaded: KeysFile, chosen: bool
+               ) -> tuple[set[str], list[str]]:
+    """The routers of ``routers`` that cannot take a keys file, as analyze decides it (pipeline/preflight):
+    a SOURCE_IP router given a plain file whose first keys are no addresses; and what to say about them.
+    When none can, or the router was chosen with -r (``chosen``), an error naming the routers that can
+    (among ``candidates``: each with a name and a key_type, e.g. the config's routers)."""
+    if loaded.text is None:
+        return set(), []
+    from ..pipeline.preflight import SAMPLE_KEYS, KeysInput, RouterInput, check_routers
+
+    samples: list[tuple[int, str]] = []
+    for keys in loaded.key_chunks():
+        samples.extend(enumerate(keys[:SAMPLE_KEYS - len(samples)], len(samples) + 1))
+        if len(samples) >= SAMPLE_KEYS:
+            break
+    inp = KeysInput(loaded.text.path, "text", "", ("key",), {}, tuple(samples))
+    checked = check_routers(inp, [RouterInput(r.name, r.key_type) for r in routers], chosen=chosen,
+                            candidates=[RouterInput(r.name, r.key_type) for r in candidates])
+    return set(checked.skip), list(checked.notes)
+
+
+def usable_routers(cfg: BrokerConfig, routers: list[Router], loaded: KeysFile, chosen: bool) -> list[Router]:
+    """``routers`` but those that cannot take the keys file (:func:`unreadable`), which are said on stderr."""
+    skip, notes = unreadable(cfg.connection_routers, routers, loaded, chosen)
+    err = stderr_console()
+    for line in notes:
+        warn(err, line)
+    return [r for r in routers if r.name not in skip]
 
 
 def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_file: str, output: str | None,
               fmt: str, seed: int | None, management: bool,
-              key_options: tuple[str | None, str | None] = (None, None)) -> None:
+              key_options: tuple[str | None, str | None] = (None, None), reading: Reading | None = None) -> int:
+    """Route a keys file; the exit code (0, or 1 when some rows were bad and left out)."""
     if fmt not in ("jsonl", "csv"):
         raise UsageError(f"--format {fmt!r}: batch output is jsonl or csv")
     routers = select_routers(cfg, state, router, seed)
-    said = assumed(routers, *apply_key_options(routers, *key_options))
+    options = apply_key_options(routers, *key_options)
     for r in routers:
         r.tracing = False
-    loaded = load_keys(keys_file)
+    loaded = load_keys(keys_file, reading)
+    if not management:
+        routers = usable_routers(cfg, routers, loaded, chosen=router is not None)
+    said = assumed(routers, *options)
     with_router = len(routers) > 1
-
-    # Every router's inputs are checked before the first record is written (a SOURCE_IP router given
-    # a line that is not an address, or an SNI name a Java client cannot send, is an error at its
-    # line): nothing goes to stdout for a batch that then fails.
-    for r in routers:
-        _check(r, loaded, keys_file, management)
+    bad = BadRows(keys_file)
     # bad input is one line: what was assumed, and the warnings, are said once every input is checked
+    for line in reading_notes(loaded):
+        note(f"arouter: {line}")
     if said and not management:
         note(f"arouter: {said}")
     err = stderr_console()
@@ -163,11 +233,11 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
             by_piece = piece_router(r, management) if isinstance(writer, JsonLinesWriter) and \
                 loaded.text is not None and writer.writes_bytes() else None
             if by_piece is None:
-                chunks = _input_chunks(r, loaded, keys_file, management)
+                chunks = _input_chunks(r, loaded, keys_file, management, bad)
             else:
                 chunks = _routed_pieces(r, loaded, keys_file, management, by_piece, writer)  # type: ignore[arg-type]
             for shown, inputs, lines in chunks:
-                if inputs is not _WRITTEN:
+                if inputs is not _WRITTEN and len(shown):
                     writer.write(r.name, shown, route(inputs), lines)
                 if progress is not None:
                     progress.advance(len(shown))
@@ -175,6 +245,9 @@ def run_batch(cfg: BrokerConfig, state: TargetState, router: str | None, keys_fi
             progress.close()
         if not output:
             sink.flush()
+    for line in bad.lines():
+        warn(err, line)
+    return 1 if bad.count else 0
 
 
 # What _routed_pieces yields for a piece it has written itself (its first item: the piece's key count).

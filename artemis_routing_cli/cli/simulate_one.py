@@ -106,8 +106,11 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         return
     _print_text(routers, results, warnings, explain, cfg)
     if explain:
+        from .key_options import SNI_CLIENTS
+
+        client = next(k for k, v in SNI_CLIENTS.items() if v == encoding)
         stdout_console().print(f"\nassumed: Artemis {'.'.join(map(str, version))} (--broker-version); SNI_HOST "
-                               f"names sent as a {encoding} client sends them (--sni-encoding)", highlight=False)
+                               f"names sent by a {client} client (--sni-client {client})", highlight=False)
 
 
 def origin_lines(cfg: BrokerConfig, name: str) -> list[str]:

@@ -244,10 +244,11 @@ def _parser() -> etree.XMLParser:
     )
 
 
-def parse_text(text: str, display: str, raw: bytes | None = None) -> etree._ElementTree:
+def parse_text(text: str, display: str, raw: bytes | None = None, unquoted: str | None = None) -> etree._ElementTree:
     """Parse XML text safely; malformed XML and entity declarations are ConfigErrors. ``raw``: the
     bytes ``text`` was decoded from, when libxml2 reads them alike (:func:`_plain_utf8`): they are
-    parsed instead (no copy of the text without its declaration's encoding)."""
+    parsed instead (no copy of the text without its declaration's encoding). ``unquoted``: why
+    libxml2's message, which quotes names from the text, must not be shown (it is replaced by this)."""
     if not text or text.isspace():  # (what strip() would leave empty, without a copy of the text)
         raise ConfigError("file is empty", file=display, line=1, column=1)
     m = _ENTITY_DECL.search(text) if "!" in text else None  # (one character found in C at memchr's pace)
@@ -264,7 +265,7 @@ def parse_text(text: str, display: str, raw: bytes | None = None) -> etree._Elem
         tree = etree.ElementTree(etree.fromstring(text if raw is None else raw, _parser()))
     except etree.XMLSyntaxError as exc:
         line, col = exc.position if exc.position else (exc.lineno or 1, 1)
-        msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200]
+        msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200] if unquoted is None else unquoted
         raise ConfigError(f"malformed XML: {msg}", file=display, line=line or 1, column=max(col, 1)) from None
     if "!" in text and "<!DOCTYPE" in text:
         # With a DOCTYPE naming an external DTD, libxml2 accepts an undeclared &name; as an entity
@@ -306,6 +307,24 @@ def _pos_of_offset(text: str, offset: int) -> tuple[int, int]:
     return line, col
 
 
+# An included file that names no broker namespace is not broker XML (a secrets or properties file
+# included by mistake): libxml2's message would quote its names, so it is not shown.
+_BROKER_XML = "urn:activemq"
+_NOT_BROKER_XML = ("the file is not broker XML (no urn:activemq namespace; a properties or secrets file included "
+                   "as XML?): libxml2's message, which would quote the file, is not shown")
+
+
+def _markup_values(reps: list[Any]) -> str | None:
+    """Why a parse error of a substituted text is not quoted: a ``${}`` value from the environment or a
+    property holds XML markup ('<' or '&'), so libxml2's message may quote the value (None: it may be)."""
+    tokens = list(dict.fromkeys(r.token for r in reps if r.source in ("env", "property")
+                                and ("<" in r.value or "&" in r.value)))
+    if not tokens:
+        return None
+    return (f"the value of {', '.join(tokens)} holds XML markup ('<' or '&'), which breaks the document (the broker "
+            "substitutes before parsing too: write it as &lt; / &amp;); the value is not shown")
+
+
 @gc_paused()
 def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes: bytes | None = None) -> RawDocument:
     """Load one broker.xml into a substituted, XIncluded lxml tree with positions."""
@@ -327,7 +346,7 @@ def load_document(path: str, options: LoadOptions | None = None, *, stdin_bytes:
     substituted, reps = substitute(text, lookup, file=display) if opened else (text, [])
     where = _positions_of(text, [r.offset for r in reps])
     replacements = [(display, line, column, r) for (line, column), r in zip(where, reps, strict=True)]
-    tree = parse_text(substituted, display, raw)
+    tree = parse_text(substituted, display, raw, _markup_values(reps))
     locator = Locator(display, substituted)
     included: list[str] = []
     root = tree.getroot()
@@ -507,7 +526,7 @@ def _splice(inc: etree._Element, data: bytes, shown: str, base_dir: Path, pos: P
     if parse_mode != "xml":
         raise ConfigError(f"<xi:include parse=\"{parse_mode}\"> is not xml or text",
                           file=pos.file, line=pos.line, column=pos.column)
-    sub_root = parse_text(text, shown).getroot()
+    sub_root = parse_text(text, shown, unquoted=None if _BROKER_XML in text else _NOT_BROKER_XML).getroot()
     locator.add_file(shown, text)
     locator.mark(sub_root, shown)
     _expand_includes(sub_root, base_dir, shown, locator, lookup, replacements, included, [*stack, shown],

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..config.model import BrokerConfig
+from ..redact import secret_name
 from .settings import HIDDEN, Setting, Settings, cluster_settings, divert_settings, router_settings
 
 ADDED, REMOVED, CHANGED, UNCHANGED = "added", "removed", "changed", "unchanged"
@@ -71,8 +72,9 @@ def _shown(setting: Setting | None, value: object, show_values: bool) -> object:
         return value
     if setting.secret:
         return HIDDEN
-    if setting.via and not show_values:
-        return "(from " + ", ".join(f"${{{name}}}" for name in setting.via) + ")"
+    secret_via = [name for name in setting.via if secret_name(name)]
+    if secret_via and not show_values:  # a ${} named like a secret; other values are configuration, shown
+        return "(from " + ", ".join(f"${{{name}}}" for name in secret_via) + ")"
     return value
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..routing.keys import RECORD_COLUMNS
-from .preflight import FORMATS, KeysInput, detect
+from .preflight import FORMATS, KeysInput, detect, key_columns_problem
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -57,7 +57,9 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
         if kind == TABLE:
             df = read_table(spark, path)
         elif kind == "text":
-            # Only "\n" ends a key, as in simulate --keys-file: a "\r" stays part of the key.
+            # Read as simulate --keys-file reads a text file (cli/keys_file.py): "\n" ends a key, a "\r"
+            # ending a line is not part of it unless --keep-cr (taken off below), and a byte order mark
+            # at the start of a file is dropped by Spark's (Hadoop's) line reader itself.
             df = reader.option("lineSep", "\n").option("encoding", "UTF-8").text(path)
             df = df.withColumnRenamed("value", "key")
         elif kind == "csv":
@@ -82,6 +84,10 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
                        F.col("_metadata.file_block_start").alias(BLOCK))
     except Exception:  # a table that is not files Spark reads itself (a view, a Hive SerDe table): by partition
         df = df.select("*", F.lit(path).alias(FILE), F.spark_partition_id().cast("bigint").alias(BLOCK))
+    if kind == "text" and (inp is None or not inp.keep_cr):  # the CR of a CR LF, on the line's bytes
+        df = df.withColumn("key", F.when(F.expr("substring(cast(key AS binary), -1, 1) = X'0D'"),
+                                         F.expr("substring(cast(key AS binary), 1, octet_length(key) - 1)")
+                                         .cast("string")).otherwise(F.col("key")))
     # The row id comes before --where: a filtered input keeps the line and record numbers of the file.
     df = df.withColumn(ROW, F.monotonically_increasing_id())
     positions = df.select(FILE, BLOCK, ROW)
@@ -105,13 +111,13 @@ def read_keys_and_positions(spark: SparkSession, path: str, fmt: str = "auto",
         corrupt = [c for c in df.columns if c.startswith("_corrupt")]
         df = df.select(*[F.col(f"`{col}`").alias(record) for record, col in mapping.items()], *corrupt, *carried)
     names = [f.name for f in df.schema.fields if f.name not in carried]
+    # columns not named like key columns are not read (preflight said so)
     unknown = [c for c in names if c != "key" and c not in RECORD_COLUMNS and not c.startswith("_corrupt")]
-    names = [c for c in names if not c.startswith("_corrupt")]
-    if unknown:
-        raise UsageError(f"unknown column(s) {', '.join(unknown)}; use key or {', '.join(RECORD_COLUMNS)}, "
-                         f"or map a column with --key-column KEYTYPE=COLUMN", file=path)
-    if not names or (("key" in names) and len(names) > 1):
-        raise UsageError("give either a single key column or a column per key type", file=path)
+    names = [c for c in names if not c.startswith("_corrupt") and c not in unknown]
+    problem = key_columns_problem(names + unknown)
+    if problem is not None:
+        raise UsageError(problem, file=path)
+    df = df.drop(*unknown)
     cols = []
     bad = F.lit(None).cast("string")
     for f in df.schema.fields:

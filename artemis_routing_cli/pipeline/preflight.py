@@ -54,10 +54,15 @@ class KeysInput:
     samples: tuple[tuple[int, str], ...] = ()  # (line, key) of the first keys of a local text file
     where: str | None = None  # --where: a Spark SQL condition applied before routing
     id_column: str | None = None  # --id-column: the input's own row id, shown as ``row``
+    keep_cr: bool = False  # --keep-cr: a text line's CR before its LF stays part of the key
+    bom: bool = False  # a local text file that starts with a UTF-8 byte order mark (Spark's reader drops it)
+    crlf: bool = False  # a local text file whose first lines end with CR LF
 
     def plain(self) -> bool:
-        """One key per line, read as it is: no column mapping, filter or id column."""
-        return self.format == "text" and not self.mapping and self.where is None and self.id_column is None
+        """One key per line, read as it is (its bytes are the key): no column mapping, filter or id column,
+        no byte order mark and no CR to take off."""
+        return (self.format == "text" and not self.mapping and self.where is None and self.id_column is None
+                and not self.bom and (self.keep_cr or not self.crlf))
 
     def key_columns(self) -> tuple[str, ...] | None:
         """The record columns (key / client_id / ...) routing will see; None when not known yet."""
@@ -241,14 +246,24 @@ def _columns_of(path: str, kind: str) -> tuple[str, ...] | None:
                          file=str(first)) from None
 
 
-def _text_samples(path: str) -> tuple[tuple[int, str], ...]:
+def _text_head(path: str) -> bytes | None:
+    """The first bytes of a local text input (its first file's), None for a remote or wildcard one."""
     if not is_local(path) or _GLOB.search(path):
-        return ()
+        return None
     local = _local_path(path)
-    first = _data_files(local)[0] if local.is_dir() else local
-    head = _head(first)
+    return _head(_data_files(local)[0] if local.is_dir() else local)
+
+
+def _text_samples(head: bytes | None) -> tuple[tuple[int, str], ...]:
+    if head is None:
+        return ()
+    full = len(head) == SNIFF_BYTES
+    head = head.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")  # as the keys will be read (the CR
+    # ending the file's last line too, when the head is the whole file)
+    if not full and head.endswith(b"\r"):
+        head = head[:-1]
     lines = head.split(b"\n")
-    if len(head) == SNIFF_BYTES:
+    if full:
         lines.pop()  # possibly cut in the middle
     out = []
     for n, raw in enumerate(lines[:SAMPLE_KEYS], 1):
@@ -278,18 +293,47 @@ def inspect(path: str, fmt: str = "auto", key_columns: Mapping[str, str] | None 
             # the id column is not a key column (unless it is one: --id-column client_id)
             extra = id_column if id_column != "key" and id_column not in RECORD_COLUMNS else None
             _check_plain_columns(path, [c for c in columns if c != extra])
-    samples = _text_samples(path) if kind == "text" else ()
-    return KeysInput(path, kind, assumed, columns, mapping, samples)
+    head = _text_head(path) if kind == "text" else None
+    samples = _text_samples(head)
+    return KeysInput(path, kind, assumed, columns, mapping, samples, bom=head is not None and head.startswith(
+        b"\xef\xbb\xbf"), crlf=head is not None and (b"\r\n" in head or head.endswith(b"\r")))
 
 
 def _check_plain_columns(path: str, columns: Sequence[str]) -> None:
-    unknown = [c for c in columns if c != "key" and c not in RECORD_COLUMNS]
-    if unknown:
-        raise UsageError(f"column(s) {', '.join(unknown)} are not key columns (key, {', '.join(RECORD_COLUMNS)}): "
-                         f"map the one that holds the key with --key-column KEYTYPE=COLUMN, "
-                         f"e.g. --key-column CLIENT_ID={unknown[0]}", file=path)
-    if not columns or ("key" in columns and len(columns) > 1):
-        raise UsageError("give either a single key column or a column per key type", file=path)
+    """Columns named like key columns are read; others are not (and are fine). Without any, an error
+    that names the columns and how to say which one holds which key type."""
+    problem = key_columns_problem(columns)
+    if problem is not None:
+        raise UsageError(problem, file=path)
+
+
+def key_columns_problem(columns: Sequence[str]) -> str | None:
+    """Why a file with these columns (and no --key-column) gives no keys, or None. Columns not named like
+    key columns are fine (not read); the message names the columns, not a guess at which holds the keys.
+    analyze, simulate, diff and fleet say it alike."""
+    keys = [c for c in columns if c == "key" or c in RECORD_COLUMNS]
+    if not keys:
+        return (f"no key column (columns: {', '.join(columns) or 'none'}): name one key or "
+                f"{', '.join(RECORD_COLUMNS)}, or say which column holds which key type with "
+                "--key-column KEYTYPE=COLUMN")
+    if "key" in keys and len(keys) > 1:
+        return f"give either a single key column or a column per key type (columns: {', '.join(columns)})"
+    return None
+
+
+def unread_columns(columns: Iterable[str], mapping: Mapping[str, str] | None, id_column: str | None = None
+                   ) -> list[str]:
+    """The columns that are not read as keys (said on stderr): all but the mapped ones (--key-column), or
+    but those named like key columns."""
+    used = set(mapping.values()) if mapping else {"key", *RECORD_COLUMNS}
+    return [c for c in columns if c not in used and c != id_column]
+
+
+def other_columns(inp: KeysInput) -> list[str]:
+    """The input's columns that are not read as keys (said on stderr)."""
+    if inp.columns is None or inp.format == "text":
+        return []
+    return unread_columns(inp.columns, inp.mapping, inp.id_column)
 
 
 @dataclass(frozen=True)
@@ -321,6 +365,7 @@ def check_routers(inp: KeysInput, routers: Iterable[RouterInput], chosen: bool,
     cols = inp.key_columns()
     if cols is None:
         return RouterCheck()
+    cols = [c for c in cols if c == "key" or c in RECORD_COLUMNS or inp.mapping]
     bad: dict[str, str] = {}
     for r in routers:
         reason = _reason(inp, r, cols)

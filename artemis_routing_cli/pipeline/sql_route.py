@@ -28,7 +28,7 @@ broker version). A row whose source address is not an address is not a key (``BA
 SOURCE_IP router given a ``key`` column, and for every router given a ``source_ip`` column (as
 ``connection_from_record`` refuses the whole record); so is a row the reader marked bad (``_bad``).
 Likewise a ``sni_host`` column holds the host name each client connects to: under the Java encoding
-(``--sni-encoding java``, the default) a name ``new SNIHostName`` refuses makes the row not a key for
+(``--sni-client explicit``, the default) a name ``new SNIHostName`` refuses makes the row not a key for
 every router, whatever its key type (``simulate --keys-file`` refuses the record at its line), checked by
 our Java UDF ``arouter_sni_sendable`` (the JDK's own ``SNIHostName``).
 
@@ -189,8 +189,10 @@ class SqlRouting:
 
     def _sni_column(self, router: Router) -> str | None:
         """The column whose values must be host names a Java client can send, for ``router``."""
-        if "key" in self.columns or "sni_host" not in self.columns or router.sni_encoding == "raw":
-            return None  # (an SNI_HOST router given a ``key`` column and Java-encoded names routes in Python)
+        if "key" in self.columns or "sni_host" not in self.columns or router.sni_encoding in ("raw", "default"):
+            # (an SNI_HOST router given a ``key`` column and Java-encoded names routes in Python; a raw client
+            # sends any name, a client that leaves SNI to the JDK sends none where SNIHostName refuses it)
+            return None
         return "sni_host"
 
     def bad(self, router: Router) -> str | None:

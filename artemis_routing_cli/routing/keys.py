@@ -96,7 +96,7 @@ def sni_from_host(host: str, encoding: str = DEFAULT_SNI_ENCODING) -> str:
     except SniNameError as exc:
         raise UsageError(f"SNI_HOST={host!r}: a Java client cannot send this host name ({exc}; "
                          "new SNIHostName refuses it); for a client that sends the name's UTF-8 bytes as they are, "
-                         "use --sni-encoding raw") from None
+                         "use --sni-client raw") from None
 
 
 # Artemis versions arouter follows where they differ (--broker-version), and the default.
@@ -299,6 +299,9 @@ def resolve_key(key_type: str, key_filter: str | None, conn: Connection, *, nati
             said = (f"the client connecting to {conn.sni_requested!r} sends the SNI bytes {sent!r}; "
                     if conn.sni_requested is not None else "")
             said += f"Netty reads them one char per byte ({conn.sni_host!r}) and lowercases them: {raw!r}; "
+        elif key_type == "SNI_HOST" and conn.sni_requested:
+            said = (f"the client connecting to {conn.sni_requested!r} sends no server_name (a JSSE client leaving "
+                    "SNI to the JDK sends none for a dotless host, an IP address or a name SNIHostName refuses); ")
     resolved = apply_key_filter(pattern, raw)
     if said:
         resolved = ResolvedKey(resolved.raw, resolved.key, resolved.filtered, said + resolved.note)

@@ -11,7 +11,17 @@ with ``toLowerCase(Locale.US)``. Which bytes arrive depends on the client:
   a name that rule rejects (an underscore, a space, an emoji, an empty label, a label over 63
   characters) or that ends with a dot;
 * ``raw``: a client that sends the name's UTF-8 bytes as they are (each byte then becomes one
-  Latin-1 char: ``İstanbul`` is seen as ``ä°stanbul``).
+  Latin-1 char: ``İstanbul`` is seen as ``ä°stanbul``);
+* ``default``: a JSSE client that leaves SNI to the JDK (a client configured by URL: the engine
+  or socket is made with the host, no ``SNIHostName`` set): the JDK's ``Utilities.rawToSNIHostName``
+  drops one trailing dot and sends ``new SNIHostName(host)`` only for a name with a dot after its
+  first character that is no IPv4 or IPv6 literal and that ``SNIHostName`` accepts; otherwise it
+  sends no ``server_name`` at all and the broker's key is ``NULL`` (``über``, ``EXAMPLE``, ``café``;
+  ``café.example`` still goes as ``xn--caf-dma.example``). tests/routing/test_sni_default.py holds
+  it against the ClientHello of a JDK ``SSLEngine``.
+
+The CLI calls these client kinds ``--sni-client explicit|default|raw``; ``explicit`` is the
+``java`` encoding here.
 
 :func:`java_idn_to_ascii` is built on Python's stringprep / Unicode 3.2 tables (the tables
 ``IDN`` uses) with Java's own rules on top: AllowUnassigned off, the STD3 ASCII rules, Java's
@@ -24,7 +34,7 @@ import re
 import stringprep
 from unicodedata import ucd_3_2_0
 
-SNI_ENCODINGS = ("java", "raw")
+SNI_ENCODINGS = ("java", "raw", "default")
 DEFAULT_SNI_ENCODING = "java"
 # IDNA 2003 label separators (RFC 3490 3.1), the ones java.net.IDN splits on
 _DOTS = re.compile("[.\u3002\uff0e\uff61]")
@@ -113,10 +123,37 @@ def java_sni_host_name(host: str) -> str:
     return name
 
 
-def sni_wire_bytes(host: str, encoding: str = DEFAULT_SNI_ENCODING) -> bytes:
-    """The bytes of the ``server_name`` a client sends when it connects to ``host``."""
+def _ipv4_literal(name: str) -> bool:
+    """``IPAddressUtil.isIPv4LiteralAddress`` (JDK 17): ``a.b.c.d``, ``a.b.c``, ``a.b`` or ``a`` in decimal,
+    each part within its range."""
+    if not name or len(name) > 15:
+        return False
+    parts = name.split(".")
+    if len(parts) > 4 or any(not p or not (p.isascii() and p.isdigit()) for p in parts):
+        return False
+    *head, last = (int(p) for p in parts)
+    return all(v <= 0xFF for v in head) and last < 1 << ((5 - len(parts)) * 8)
+
+
+def jdk_default_sni(host: str) -> str | None:
+    """The name a JSSE client that leaves SNI to the JDK sends for ``host`` (``Utilities.rawToSNIHostName``
+    then ``SNIHostName.getAsciiName``), None when it sends none."""
+    name = host[:-1] if host.endswith(".") else host
+    if name.find(".") <= 0 or name.endswith(".") or _ipv4_literal(name) or ":" in name:
+        return None  # (a name with ':' is an IPv6 literal or one SNIHostName refuses: none either way)
+    try:
+        return java_sni_host_name(name)
+    except SniNameError:
+        return None
+
+
+def sni_wire_bytes(host: str, encoding: str = DEFAULT_SNI_ENCODING) -> bytes | None:
+    """The bytes of the ``server_name`` a client sends when it connects to ``host`` (None: it sends none)."""
     if encoding == "raw":
         return host.encode("utf-8", "surrogatepass")
+    if encoding == "default":
+        name = jdk_default_sni(host)
+        return None if name is None else name.encode("ascii")
     return java_sni_host_name(host).encode("ascii")
 
 
@@ -125,6 +162,8 @@ def netty_sni_text(data: bytes) -> str:
     return data.decode("latin-1")
 
 
-def sni_as_received(host: str, encoding: str = DEFAULT_SNI_ENCODING) -> str:
-    """What the broker reads for a client connecting to ``host`` (before lower-casing)."""
-    return netty_sni_text(sni_wire_bytes(host, encoding))
+def sni_as_received(host: str, encoding: str = DEFAULT_SNI_ENCODING) -> str | None:
+    """What the broker reads for a client connecting to ``host`` (before lower-casing); None when the
+    client sends no name."""
+    data = sni_wire_bytes(host, encoding)
+    return None if data is None else netty_sni_text(data)

@@ -156,19 +156,27 @@ def test_csv_column_converts_none_and_booleans_only() -> None:
     assert sb._csv_column(plain) is plain
 
 
-@pytest.mark.parametrize("text", ["", "\n", "\n\n", "a", "a\n", "a\nb", "a\n\nb\n", "x\r\ny\r\n", "é\n中\n😀"])
+@pytest.mark.parametrize("text", ["", "\n", "\n\n", "a", "a\n", "a\nb", "a\n\nb\n", "x\r\ny\r\n", "é\n中\n😀",
+                                  "\ufeffa\r\nb\rc\r\r\n\r", "a\ufeff\n\ufeffb\n"])
 def test_text_keys_split_on_newline_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """One key per LF; a byte order mark at the start is never a key's, the CR of a CR LF only with
+    --keep-cr (a lone CR, or one before another CR, stays), whatever the chunking."""
     path = tmp_path / "keys.txt"
     path.write_bytes(text.encode("utf-8"))
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    for chunk_bytes in (1, 2, 3, 1 << 18):
-        monkeypatch.setattr(kf, "TEXT_CHUNK_BYTES", chunk_bytes)
-        loaded = sb.load_keys(str(path))
-        assert loaded.keys() == lines
-        assert len(loaded) == len(lines)
-        assert sb.read_keys(str(path)) == ([(n, {"key": k}) for n, k in enumerate(lines, 1)], len(text.encode()))
+    for keep_cr in (False, True):
+        lines = text.removeprefix("\ufeff").split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if not keep_cr:
+            lines = [line.removesuffix("\r") for line in lines]  # the CR ending a line (its LF's, or the file's)
+        for chunk_bytes in (1, 2, 3, 1 << 18):
+            monkeypatch.setattr(kf, "TEXT_CHUNK_BYTES", chunk_bytes)
+            loaded = sb.load_keys(str(path), kf.Reading(keep_cr=keep_cr))
+            assert loaded.keys() == lines
+            assert len(loaded) == len(lines)
+            assert kf.records_of(loaded) == [(n, {"key": k}) for n, k in enumerate(lines, 1)]
+            assert loaded.reading.bom == text.startswith("\ufeff")
+            assert loaded.reading.crlf == ("\r\n" in text or text.endswith("\r"))
 
 
 def test_bad_utf8_reports_its_line_whatever_the_chunking(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -221,13 +229,15 @@ def test_run_batch_equals_one_scalar_route_per_record(tmp_path: Path, monkeypatc
         assert out.read_text(encoding="utf-8") == _reference(keys_file, names, management)
 
 
-def test_run_batch_source_ip_errors_carry_the_line(tmp_path: Path) -> None:
+def test_run_batch_source_ip_errors_carry_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A line that is not an address is a bad row: named with its line, left out, exit 1; the others routed."""
     path = tmp_path / "keys.txt"
     path.write_text("10.0.0.1\n[::1]:5000\nnot-an-ip\n", encoding="utf-8")
     cfg = load_text(broker_xml(IP_ROUTER))
-    with pytest.raises(UsageError) as err:
-        sb.run_batch(cfg, TargetState(), "ip", str(path), str(tmp_path / "o.jsonl"), "jsonl", None, False)
-    assert err.value.line == 3
+    code = sb.run_batch(cfg, TargetState(), "ip", str(path), str(tmp_path / "o.jsonl"), "jsonl", None, False)
+    assert code == 1
+    assert f"{path}:3:1: ip: SOURCE_IP='not-an-ip'" in capsys.readouterr().err
+    assert [json.loads(x)["key"] for x in (tmp_path / "o.jsonl").read_text().splitlines()] == ["10.0.0.1", "[::1]:5000"]
     path.write_text("10.0.0.1\n[::1]:5000\n", encoding="utf-8")
     out = tmp_path / "o.jsonl"
     sb.run_batch(cfg, TargetState(), "ip", str(path), str(out), "jsonl", None, False)
@@ -260,18 +270,22 @@ def test_writer_keeps_order_across_text_and_byte_writes() -> None:
     assert raw.getvalue().decode("utf-8") == "".join(expected)
 
 
-def test_a_batch_that_fails_on_a_later_router_writes_nothing(tmp_path) -> None:
-    """Without -r every router takes a text file's keys: a SOURCE_IP router refusing a line that is not
-    an address stops the batch before any router's records reach stdout."""
+def test_a_plain_file_leaves_out_a_source_ip_router(tmp_path) -> None:
+    """Without -r, a SOURCE_IP router (the default key type: the bundled sample has one) given plain keys
+    that are no addresses is left out and said so, as analyze does; the other routers route them. With
+    -r that router, the error names the routers that can."""
     from tests.cli.helpers import arouter
 
-    keys = tmp_path / "mixed.txt"
-    keys.write_text("FOO1\n10.0.0.1\n", encoding="utf-8")
+    keys = tmp_path / "plain.txt"
+    keys.write_text("FOO1\nBAR2\n", encoding="utf-8")
     run = arouter("simulate", "--keys-file", str(keys), "-f", "jsonl")
-    assert run.code == 2
-    assert run.out == ""
-    assert run.err.strip().splitlines()[-1].startswith(f"arouter: {keys}:1:1: SOURCE_IP='FOO1'")
-    assert "warning" not in run.err  # one line for bad input (the sample's notice aside)
+    assert run.code == 0, run.err
+    routed = {json.loads(x)["router"] for x in run.out.splitlines()}
+    assert "simple-router" not in routed and "local-partition" in routed
+    assert "simple-router: left out, it cannot take these keys" in run.err
+    assert "assuming Artemis" not in run.err  # said only for a SOURCE_IP router that routes
+    chosen = arouter("simulate", "--keys-file", str(keys), "-r", "simple-router")
+    assert chosen.code == 2 and chosen.out == "" and "routers that can: -r local-partition" in chosen.err
 
 
 def test_records_stay_in_input_order_when_a_chunk_needs_escapes(tmp_path: Path) -> None:
@@ -290,3 +304,46 @@ def test_records_stay_in_input_order_when_a_chunk_needs_escapes(tmp_path: Path) 
     finally:
         release()
     assert [json.loads(line)["key"] for line in out.read_text(encoding="utf-8").splitlines()] == keys
+
+
+def test_csv_extra_columns_are_not_read_and_key_column_maps_one(tmp_path: Path) -> None:
+    """A CSV with one extra column is routed (the column not read, said once); a file without a key column
+    is refused with its columns and --key-column KEYTYPE=COLUMN, naming no guessed column; simulate's
+    --key-column (analyze's option) maps one; a byte order mark is not part of the first column's name."""
+    from tests.cli.helpers import arouter
+
+    extra = tmp_path / "extra.csv"
+    extra.write_text("client_id,region\nFOO1,eu\n", encoding="utf-8")
+    run = arouter("simulate", "--keys-file", str(extra), "-r", "local-partition")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["key_value"] == "FOO" and "column(s) region not read" in run.err
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes(b"\xef\xbb\xbfmqtt_client,region\r\nFOO1,eu\r\n")
+    refused = arouter("simulate", "--keys-file", str(wide), "-r", "local-partition")
+    assert refused.code == 2 and "no key column (columns: mqtt_client, region)" in refused.err
+    assert "--key-column KEYTYPE=COLUMN" in refused.err and "=region" not in refused.err
+    mapped = arouter("simulate", "--keys-file", str(wide), "-r", "local-partition", "--key-column",
+                     "CLIENT_ID=mqtt_client")
+    assert mapped.code == 0, mapped.err
+    assert json.loads(mapped.out) == {"key": "FOO1", "key_value": "FOO", "status": "OK", "target": "local",
+                                      "node_id": "local", "local": True}
+    text = tmp_path / "keys.txt"
+    text.write_text("FOO1\n", encoding="utf-8")
+    assert arouter("simulate", "--keys-file", str(text), "--key-column", "CLIENT_ID=x").code == 2
+    assert arouter("simulate", "-k", "CLIENT_ID=a", "--keep-cr").code == 2  # only with --keys-file
+
+
+def test_crlf_keys_route_as_lf_keys_unless_keep_cr(tmp_path: Path) -> None:
+    """The same keys saved on Windows (BOM, CR LF) give the same records as saved on Linux, said once on
+    stderr; --keep-cr keeps the CR in the key."""
+    from tests.cli.helpers import arouter
+
+    unix, windows = tmp_path / "unix.txt", tmp_path / "windows.txt"
+    unix.write_bytes(b"FOO1\nBAR2\n")
+    windows.write_bytes(b"\xef\xbb\xbfFOO1\r\nBAR2\r\n")
+    a = arouter("simulate", "--keys-file", str(unix), "-r", "sticky-router")
+    b = arouter("simulate", "--keys-file", str(windows), "-r", "sticky-router")
+    assert a.code == b.code == 0 and a.out == b.out
+    assert b.err.count("byte order mark") == 1 and b.err.count("CR LF line ends") == 1
+    kept = arouter("simulate", "--keys-file", str(windows), "-r", "sticky-router", "--keep-cr")
+    assert [json.loads(x)["key"] for x in kept.out.splitlines()] == ["FOO1\r", "BAR2\r"]

@@ -104,16 +104,53 @@ def test_sni_host_is_sent_as_a_java_client_sends_it(sni_xml: Path) -> None:
     assert _key(run.out) == "xn--caf-dma.example"
     assert json.loads(run.out)["assumed"] == {"broker_version": "2.41", "sni_encoding": "java"}
     explain = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=Stra\u00dfe.DE", "-e")
-    assert "b'strasse.DE'" in explain.out and "sni-encoding" in explain.out
+    assert "b'strasse.DE'" in explain.out and "sni-client" in explain.out
 
 
 def test_a_name_java_cannot_send_is_exit_2(sni_xml: Path, tmp_path: Path) -> None:
     run = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=my_host.example")
-    assert run.code == 2 and "cannot send" in run.err and "--sni-encoding raw" in run.err
-    keys = tmp_path / "k.txt"
-    keys.write_text("ok.example\nemoji\U0001F600.example\n", encoding="utf-8")
+    assert run.code == 2 and "cannot send" in run.err
+    assert "--sni-client raw" in run.err
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".csv"])
+def test_a_name_java_cannot_send_is_a_bad_row_in_a_batch(sni_xml: Path, tmp_path: Path, suffix: str) -> None:
+    """One SNI host a Java client cannot send does not refuse the batch: that row is named with its line,
+    counted, left out, and the run ends 1 (as analyze's bad rows); the other rows are routed."""
+    keys = tmp_path / f"k{suffix}"
+    head = "sni_host\n" if suffix == ".csv" else ""
+    keys.write_text(head + "ok.example\nemoji\U0001F600.example\nb.example\n", encoding="utf-8")
     batch = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "--keys-file", str(keys))
-    assert batch.code == 2 and f"{keys}:2:1" in batch.err and batch.out == ""
+    assert batch.code == 1, batch.err
+    line = 3 if suffix == ".csv" else 2
+    assert f"{keys}:{line}:1: sni: SNI_HOST='emoji\U0001F600.example'" in batch.err
+    assert "1 bad row(s) left out" in batch.err
+    assert [json.loads(x)["key"] for x in batch.out.splitlines()] == ["ok.example", "b.example"]
+
+
+# What a JDK 17 SSLEngine made with createSSLEngine(host, port), SNI left to the JDK, puts in its ClientHello
+# (tests/routing/test_sni_default.py reads it from the JDK here).
+DEFAULT_CLIENT = {"\u00fcber": "NULL", "EXAMPLE": "NULL", "caf\u00e9": "NULL",
+                  "caf\u00e9.example": "xn--caf-dma.example", "Broker1.Example.NET": "broker1.example.net",
+                  "example.com.": "example.com", "10.0.0.1": "NULL",
+                  "my_host.example": "NULL"}
+
+
+def test_sni_client_default_sends_what_the_jdk_sends(sni_xml: Path) -> None:
+    for host, key in DEFAULT_CLIENT.items():
+        run = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", f"SNI_HOST={host}", "--sni-client", "default",
+                      "-f", "json")
+        assert run.code == 0, run.err
+        assert _key(run.out) == key, host
+    explicit = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=EXAMPLE",
+                       "--sni-client", "explicit", "-f", "json")
+    assert _key(explicit.out) == "example"
+    why = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=EXAMPLE", "--sni-client", "default",
+                  "-e")
+    assert "'EXAMPLE' sends no server_name" in why.out and "(--sni-client default)" in why.out
+    said = arouter("simulate", "-c", str(sni_xml), "-r", "sni", "-k", "SNI_HOST=EXAMPLE", "-e")
+    assert "(--sni-client explicit)" in said.out  # the default, said
+    assert arouter("simulate", "-c", str(sni_xml), "--sni-client", "java", "-k", "SNI_HOST=a").code == 2
 
 
 def test_raw_client_bytes_are_read_one_char_per_byte(sni_xml: Path) -> None:

@@ -46,9 +46,9 @@ def test_add_and_remove_a_pool_member() -> None:
     added = edit(text, STICKY_MEMBERS, STICKY_MEMBERS.replace(
         "<connector-ref>broker3</connector-ref>\n",
         "<connector-ref>broker3</connector-ref>\n                  <connector-ref>artemis</connector-ref>\n"))
-    # the artemis connector's host is ${broker.host:localhost}: shown by name unless asked
+    # the artemis connector's host is ${broker.host:localhost}: configuration (the name says nothing secret), shown
     assert _changes(_router(_diff(text, added), "sticky-router")) == {
-        "pool.member artemis": (None, "(from ${broker.host})")}
+        "pool.member artemis": (None, "#4 localhost:61616")}
     assert _changes(_router(_diff(text, added, show_values=True), "sticky-router")) == {
         "pool.member artemis": (None, "#4 localhost:61616")}
 
@@ -100,7 +100,11 @@ def test_a_substituted_default_changes_only_when_the_value_does() -> None:
     assert _router(_diff(old, same_value), "local-partition").changes == ()
     new_default = edit(text, literal, "<key-filter>${kf:^.{5}}</key-filter>\n            <local-target-filter>")
     assert _changes(_router(_diff(old, new_default), "local-partition")) == {
-        "key-filter": ("(from ${kf})", "(from ${kf})")}  # a changed value, not shown: it is the user's
+        "key-filter": ("^.{3}", "^.{5}")}  # a routing setting from a ${} whose name says nothing secret: shown
+    secret_old = edit(text, literal, "<key-filter>${kf_secret:^.{3}}</key-filter>\n            <local-target-filter>")
+    secret_new = edit(text, literal, "<key-filter>${kf_secret:^.{5}}</key-filter>\n            <local-target-filter>")
+    assert _changes(_router(_diff(secret_old, secret_new), "local-partition")) == {
+        "key-filter": ("(from ${kf_secret})", "(from ${kf_secret})")}  # named as a secret: not shown
     assert _changes(_router(_diff(old, new_default, show_values=True), "local-partition")) == {
         "key-filter": ("^.{3}", "^.{5}")}
     # with the property given, both defaults are overridden by the same value: no change

@@ -219,17 +219,40 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
 
 
 def test_substituted_values_are_shown_only_when_asked(tmp_path: Path) -> None:
+    """A value from a ${} whose name says secret is shown by name unless asked; one from a plain ${} is
+    configuration, shown."""
     filt = "<local-target-filter>^FOO.*</local-target-filter>"
-    old = _write(tmp_path, "old.xml", edit(sample_text(), filt, "<local-target-filter>${ltf}</local-target-filter>"))
+    old = _write(tmp_path, "old.xml", edit(sample_text(), filt,
+                                           "<local-target-filter>${ltf_token}</local-target-filter>"))
     new = _write(tmp_path, "new.xml", sample_text())
     secret = "^(SECRET-TENANT-7).*"
     for fmt in ("text", "json", "markdown", "github", "sarif"):
-        run = arouter("diff", str(old), str(new), "-D", f"ltf={secret}", "-f", fmt)
+        run = arouter("diff", str(old), str(new), "-D", f"ltf_token={secret}", "-f", fmt)
         assert run.code == 0 and "SECRET-TENANT-7" not in run.out + run.err, fmt
-        assert "(from ${ltf})" in run.out, fmt
-    shown = arouter("diff", str(old), str(new), "-D", f"ltf={secret}", "--show-values")
+        assert "(from ${ltf_token})" in run.out, fmt
+    plain = _write(tmp_path, "plain.xml", edit(sample_text(), filt,
+                                               "<local-target-filter>${ltf}</local-target-filter>"))
+    assert f"local-target-filter: {secret} → ^FOO.*" in arouter("diff", str(plain), str(new), "-D", f"ltf={secret}").out
+    shown = arouter("diff", str(old), str(new), "-D", f"ltf_token={secret}", "--show-values")
     assert f"local-target-filter: {secret} → ^FOO.*" in shown.out
     # no keys given: nobody is said to move
     assert shown.out.endswith("who moves: not computed (give --keys-file, --sample N or --keys)\n")
-    same = arouter("diff", str(old), str(new), "-D", "ltf=^FOO.*", "-f", "json")
+    same = arouter("diff", str(old), str(new), "-D", "ltf_token=^FOO.*", "-f", "json")
     assert json.loads(same.out)["summary"]["routers_changed"] == 0
+
+
+def test_plain_keys_file_leaves_out_a_source_ip_router_and_reads_as_simulate(tmp_path: Path) -> None:
+    """A plain keys file (CR LF, a byte order mark) with the sample's SOURCE_IP router: diff does not stop
+    on line 1; that router is left out of the key counts and said so, the others count the keys as
+    simulate reads them (no CR in a key: 'FOO1' and 'FOO1\\r' would differ in hash)."""
+    old = _write(tmp_path, "old.xml", sample_text())
+    new = _write(tmp_path, "new.xml", sample_text().replace("FIRST_ELEMENT", "ROUND_ROBIN"))
+    keys = tmp_path / "keys.txt"
+    keys.write_bytes(b"\xef\xbb\xbfFOO1\r\nBAR2\r\n")
+    run = arouter("diff", str(old), str(new), "--keys-file", str(keys), "-f", "json")
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    assert "simple-router: left out of the key counts" in " ".join(doc["assumed"])
+    assert "CR LF line ends: the CR is not part of the keys" in run.err
+    chosen = arouter("diff", str(old), str(new), "--keys-file", str(keys), "-r", "simple-router")
+    assert chosen.code == 2 and "cannot take these keys" in chosen.err

@@ -1,7 +1,8 @@
-"""Values from the environment, ``-D`` properties, broker properties and included files stay out of
-what simulate, probe, serve and analyze print, write and answer, unless ``--show-values``; passwords
-always do (redact_output). Each test plants distinct values and looks for them everywhere the
-command writes: stdout, stderr, output files, management answers, serve's log."""
+"""Values of ``${}`` whose name says secret (from the environment, ``-D``, broker properties) and included
+files that are not broker XML stay out of what simulate, probe, serve and analyze print, write and answer,
+unless ``--show-values``; passwords always do (redact_output). Names and routing settings (a router from an
+included broker XML file, a ``${ROUTER_FILTER}``) are always shown. Each test plants distinct values and
+looks for them everywhere the command writes: stdout, stderr, output files, management answers, serve's log."""
 
 from __future__ import annotations
 
@@ -31,22 +32,23 @@ PROPS_FILTER = "propsfilter-planted-6"
 PROPS_PASSWORD = "propspassword-planted-7"
 VALUES = (ENV_HOST, ENV_FILTER, PROP_HOST, INCLUDED)  # shown with --show-values
 PASSWORDS = (URL_PASSWORD, CLUSTER_PASSWORD, PROPS_PASSWORD)  # never shown
-ENV = {"T1HOST": ENV_HOST, "FILTER": f"^{ENV_FILTER}|FOO.*", "PROPS_ENV": f"{PROPS_FILTER}|FOO.*", "NO_COLOR": "1"}
+ENV = {"T1HOST_SECRET": ENV_HOST, "FILTER_TOKEN": f"^{ENV_FILTER}|FOO.*", "PROPS_SECRET": f"{PROPS_FILTER}|FOO.*",
+       "NO_COLOR": "1"}
 
 BROKER = f"""<?xml version="1.0" encoding="UTF-8"?>
 <configuration xmlns="urn:activemq" {XI}><core xmlns="urn:activemq:core">
   <cluster-user>cluster-admin</cluster-user>
   <cluster-password>{CLUSTER_PASSWORD}</cluster-password>
   <connectors>
-    <connector name="t1">tcp://${{T1HOST}}:61617?user=u;password={URL_PASSWORD}</connector>
-    <connector name="t2">tcp://${{t2host}}:61618</connector>
+    <connector name="t1">tcp://${{T1HOST_SECRET}}:61617?user=u;password={URL_PASSWORD}</connector>
+    <connector name="t2">tcp://${{t2host_secret}}:61618</connector>
     <connector name="t3">tcp://literal-host.example.net:61619</connector>
   </connectors>
   <acceptors><acceptor name="a">tcp://127.0.0.1:61616?router=r1;protocols=MQTT,CORE</acceptor></acceptors>
   <connection-routers>
     <connection-router name="r1">
       <key-type>CLIENT_ID</key-type>
-      <key-filter>${{FILTER}}</key-filter>
+      <key-filter>${{FILTER_TOKEN}}</key-filter>
       <local-target-filter><xi:include href="ltf.txt" parse="text"/></local-target-filter>
       <policy name="CONSISTENT_HASH"/>
       <pool><static-connectors><connector-ref>t1</connector-ref><connector-ref>t2</connector-ref>
@@ -57,22 +59,35 @@ BROKER = f"""<?xml version="1.0" encoding="UTF-8"?>
       <policy name="FIRST_ELEMENT"/>
       <pool><static-connectors><connector-ref>t3</connector-ref></static-connectors></pool>
     </connection-router>
+    <xi:include href="more-routers.xml"/>
   </connection-routers>
 </core></configuration>
+"""
+
+
+# Broker XML in an included file, and a routing setting from a ${} whose name says nothing secret:
+# configuration, always shown.
+MORE_ROUTERS = """<connection-router xmlns="urn:activemq:core" name="included-router">
+  <key-type>USER_NAME</key-type>
+  <key-filter>${ROUTER_FILTER}</key-filter>
+  <policy name="CONSISTENT_HASH"/>
+  <pool><static-connectors><connector-ref>t3</connector-ref></static-connectors></pool>
+</connection-router>
 """
 
 
 @pytest.fixture
 def planted(tmp_path: Path) -> Path:
     (tmp_path / "ltf.txt").write_text(INCLUDED)
+    (tmp_path / "more-routers.xml").write_text(MORE_ROUTERS)
     (tmp_path / "broker.xml").write_text(BROKER)
-    (tmp_path / "extra.properties").write_text("connectionRouters.r2.keyFilter=${PROPS_ENV}\n"
+    (tmp_path / "extra.properties").write_text("connectionRouters.r2.keyFilter=${PROPS_SECRET}\n"
                                                f"clusterPassword={PROPS_PASSWORD}\n")
     return tmp_path
 
 
 def _args(d: Path, *more: str) -> list[str]:
-    return ["-c", str(d / "broker.xml"), "-D", f"t2host={PROP_HOST}", *more]
+    return ["-c", str(d / "broker.xml"), "-D", f"t2host_secret={PROP_HOST}", *more]
 
 
 def _nothing_planted(text: str, *, values_shown: bool = False) -> None:
@@ -85,7 +100,7 @@ def test_simulate_shows_references_not_values(planted: Path, fmt: list[str]) -> 
     run = capped("simulate", *_args(planted, "-k", "CLIENT_ID=FOO1", *fmt), cwd=planted, env=ENV)
     assert_clean(run, 0)
     _nothing_planted(run.out + run.err)
-    assert "${FILTER}" in run.out and "<from ltf.txt>" in run.out  # the reference, where the value was
+    assert "${FILTER_TOKEN}" in run.out and "<from ltf.txt>" in run.out  # the reference, where the value was
     if "json" in fmt:
         json.loads(run.out)  # still JSON
     shown = capped("simulate", *_args(planted, "-k", "CLIENT_ID=FOO1", "--show-values", *fmt), cwd=planted, env=ENV)
@@ -94,13 +109,34 @@ def test_simulate_shows_references_not_values(planted: Path, fmt: list[str]) -> 
     assert ENV_FILTER in shown.out and INCLUDED in shown.out
 
 
+@pytest.mark.parametrize("fmt", [["-f", "text"], ["-f", "json"], ["-e", "-f", "json"]], ids=["table", "json", "json-e"])
+def test_names_and_routing_settings_are_shown(planted: Path, fmt: list[str]) -> None:
+    """A router split into an included broker XML file and a routing setting from a plain ${}: every
+    name, key type, policy and filter is shown (not <from FILE>), as is the JSON router field; the
+    secrets are still hidden."""
+    env = {**ENV, "ROUTER_FILTER": "^tenant-[a-z]+"}
+    run = capped("simulate", *_args(planted, "-k", "USER_NAME=tenant-abc7", "-k", "CLIENT_ID=FOO1", *fmt),
+                 cwd=planted, env=env)
+    assert_clean(run, 0)
+    _nothing_planted(run.out + run.err)
+    assert "<from more-routers.xml>" not in run.out + run.err
+    for shown in ("included-router", "USER_NAME", "tenant-abc", "r2"):
+        assert shown in run.out, shown
+    if "-e" in fmt:
+        assert "^tenant-[a-z]+" in run.out and "CONSISTENT_HASH" in run.out
+    if "json" in fmt:
+        assert {r["router"] for r in json.loads(run.out)["results"]} >= {"included-router", "r2"}
+    checked = capped("validate", "--no-settings", "-f", "json", str(planted / "broker.xml"), cwd=planted, env=env)
+    assert "<value from" not in checked.out and "<from " not in checked.out
+
+
 def test_simulate_broker_properties_values_and_passwords(planted: Path) -> None:
     run = capped("simulate", *_args(planted, "--properties", str(planted / "extra.properties"), "-r", "r2",
                                     "-k", "CLIENT_ID=FOO1", "-e"), cwd=planted, env=ENV)
     assert_clean(run, 0)
     _nothing_planted(run.out + run.err)
     assert "literal-host.example.net" in run.out  # written in broker.xml: an operator needs it
-    assert "${PROPS_ENV}" in run.out
+    assert "${PROPS_SECRET}" in run.out
 
 
 MASKED_FILTER = "3bdfd94fe8cdf710e7fefa72f809ea90"  # ENC() of "defaultmasked", default key (tests/config/properties)
@@ -135,7 +171,7 @@ def test_probe_output_and_saved_targets(planted: Path) -> None:
                  cwd=planted, env=ENV)
     assert_clean(run)
     _nothing_planted(run.out + run.err + saved.read_text())
-    assert "${T1HOST}" in run.out and "${t2host}" in run.out
+    assert "${T1HOST_SECRET}" in run.out and "${t2host_secret}" in run.out
 
 
 # -- serve ---------------------------------------------------------------------------------------
@@ -215,7 +251,7 @@ def test_serve_log_and_management_answers(serving) -> None:
         answered = client.recv(65536)
     log = _stop(served)
     assert answered  # the client was routed and logged
-    assert key_filter == "${FILTER}" and local == "<from ltf.txt>"
+    assert key_filter == "${FILTER_TOKEN}" and local == "<from ltf.txt>"
     _nothing_planted(key_filter_text + local_text + target_text + metrics + log)
 
 

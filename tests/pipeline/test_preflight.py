@@ -112,10 +112,14 @@ def test_remote_paths_without_extension_are_not_guessed() -> None:
 
 
 def test_extra_columns_need_a_key_column_mapping(tmp_path: Path) -> None:
+    """Without a key column the hint lists the columns and names no guessed one (``CLIENT_ID=id`` would
+    route the wrong column)."""
     f = tmp_path / "wide.csv"
     f.write_text("id,mqtt_client,region\n1,a,eu\n", encoding="utf-8")
-    with pytest.raises(UsageError, match="--key-column CLIENT_ID=id"):
+    with pytest.raises(UsageError, match=r"no key column \(columns: id, mqtt_client, region\).*"
+                                         r"--key-column KEYTYPE=COLUMN") as caught:
         inspect(str(f))
+    assert "CLIENT_ID=id" not in str(caught.value)
     inp = inspect(str(f), key_columns=parse_key_columns(["CLIENT_ID=mqtt_client"]))
     assert inp.key_columns() == ("client_id",)
     with pytest.raises(UsageError, match="'nope', which the input does not have"):
@@ -202,3 +206,29 @@ def unused_tcp_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_an_extra_column_beside_a_key_column_is_not_read(tmp_path: Path) -> None:
+    """A CSV with client_id and one more column is taken: the extra column is not read (and said)."""
+    from artemis_routing_cli.pipeline.preflight import RouterInput, check_routers, other_columns
+
+    f = tmp_path / "keys.csv"
+    f.write_text("client_id,region\nFOO1,eu\n", encoding="utf-8")
+    inp = inspect(str(f))
+    assert other_columns(inp) == ["region"]
+    assert check_routers(inp, [RouterInput("r", "CLIENT_ID")], chosen=True).skip == frozenset()
+
+
+def test_text_marks_and_samples_read_as_the_keys_are(tmp_path: Path) -> None:
+    """A text file with a byte order mark and CR LF: said, its sampled keys without them, and not read
+    as raw bytes by the line-counting path (plain() is False) unless --keep-cr keeps the CR."""
+    import dataclasses
+
+    f = tmp_path / "keys.txt"
+    f.write_bytes(b"\xef\xbb\xbf10.0.0.1\r\n10.0.0.2\r\n")
+    inp = inspect(str(f))
+    assert inp.bom and inp.crlf and not inp.plain()
+    assert inp.samples[:2] == ((1, "10.0.0.1"), (2, "10.0.0.2"))
+    g = tmp_path / "crlf.txt"
+    g.write_bytes(b"a\r\nb\r\n")
+    assert dataclasses.replace(inspect(str(g)), keep_cr=True).plain()

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from artemis_routing_cli.errors import UsageError
 from tests.pipeline.test_source_ip_jvm import _engine_answer, _named
 
 pytestmark = pytest.mark.spark
@@ -86,15 +85,15 @@ def test_bad_sni_host_is_a_bad_row_for_every_router_on_both_engines_as_simulate(
                  for r in assign(read_keys(spark, str(text)), build_jobs([sni], [])).collect())
     assert [answer for _, answer in got] == [_engine_answer(deepcopy(sni), {"key": h}) for h in hosts]
 
-    # simulate --keys-file: every bad host is an error at its line for a CLIENT_ID router (Java encoding),
-    # none for a raw one; the good records' answers are the ones above
+    # simulate --keys-file: every bad host is a bad row at its line for a CLIENT_ID router (Java encoding),
+    # left out (exit 1), as here; the good records' answers are the ones above
     cfg = load_text((Path(__file__).resolve().parents[2] / "samples" / "broker.xml").read_text(encoding="utf-8"))
     for i, host in enumerate(BAD_HOSTS):
         one = tmp_path / f"bad{i}.csv"
         _write(one, ["a.example", host])
-        with pytest.raises(UsageError) as err:
-            run_batch(cfg, TargetState(), "sticky-router", str(one), str(tmp_path / "o.jsonl"), "jsonl", 1, False)
-        assert err.value.line == 3
+        written = tmp_path / "o.jsonl"
+        assert run_batch(cfg, TargetState(), "sticky-router", str(one), str(written), "jsonl", 1, False) == 1
+        assert [json.loads(x)["key"] for x in written.read_text(encoding="utf-8").splitlines()] == ["app-0"]
     good = tmp_path / "good.csv"
     _write(good, GOOD_HOSTS)
     out = tmp_path / "sim.jsonl"
