@@ -72,6 +72,15 @@ class Running:
     def log_text(self) -> str:
         return self.console.read_text(encoding="utf-8", errors="replace")
 
+    def log_size(self) -> int:
+        """Where ``log/artemis.log`` ends now: :meth:`log_since` reads what the broker writes after."""
+        return (self.folder / "log" / "artemis.log").stat().st_size
+
+    def log_since(self, mark: int) -> list[str]:
+        with (self.folder / "log" / "artemis.log").open("rb") as log:
+            log.seek(mark)
+            return log.read().decode("utf-8", errors="replace").splitlines()
+
     def stop(self) -> None:
         if self.proc.poll() is not None:
             return
