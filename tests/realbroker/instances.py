@@ -28,18 +28,22 @@ NODE_ID = re.compile(r"AMQ221001: .*?nodeID=([0-9a-f-]{36})")
 HEAP = "-Xms64M -Xmx256M"
 
 
-def create(folder: Path, host: str, web_port: int) -> Path:
-    """``artemis create`` an instance in ``folder`` and fit it for the tests (heap, web binding)."""
+def create(folder: Path, host: str, web_port: int | None) -> Path:
+    """``artemis create`` an instance in ``folder`` and fit it for the tests (heap, web binding; no web
+    console when ``web_port`` is None)."""
     home = artemis_home()
     done = subprocess.run(
         [str(home / "bin" / "artemis"), "create", "--silent", "--user", USER, "--password", PASSWORD,
-         "--allow-anonymous", "--host", host, "--java-memory", "256M", "--no-autotune", str(folder)],
+         "--allow-anonymous", "--host", host, "--java-memory", "256M", "--no-autotune",
+         *(["--no-web"] if web_port is None else []), str(folder)],
         capture_output=True, text=True, timeout=HANG_GUARD_SECONDS, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     etc = folder / "etc"
     profile = etc / "artemis.profile"
     text = profile.read_text(encoding="utf-8")
     profile.write_text(re.sub(r"-Xms\S+ -Xmx\S+", HEAP, text), encoding="utf-8")
+    if web_port is None:
+        return folder
     bootstrap = etc / "bootstrap.xml"
     text = bootstrap.read_text(encoding="utf-8")
     bootstrap.write_text(re.sub(r'uri="http://[^"]*"', f'uri="http://{host}:{web_port}"', text), encoding="utf-8")
