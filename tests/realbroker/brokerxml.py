@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Offsets in the port block: the plain acceptor, one per router, the web console.
-MAIN, WEB = 0, 9
+#: Offsets in the port block: the plain acceptor, one per router, the web console; the router acceptor
+#: of the broker configured by broker properties only (on host_of(3)).
+MAIN, WEB, PROPS_ROUTER = 0, 9, 7
 #: Each router's acceptor offset; the routers themselves are written below.
 ROUTER_PORTS = {"ch": 1, "chm": 2, "fe": 3, "lc": 4, "rr": 5, "chu": 6}
 #: The protocols every routed acceptor speaks.

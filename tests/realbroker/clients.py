@@ -62,3 +62,22 @@ def broker_keys(lines: list[str]) -> list[str]:
         if found:
             keys.append("NULL" if found.group(2) == "null" else found.group(2))
     return keys
+
+
+def paho_mqtt5(host: str, port: int, client_id: str) -> tuple[int, str | None]:
+    """paho-mqtt, MQTT 5, once: (CONNACK reason code, Server Reference)."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    got: dict = {}
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+
+    def on_connect(c, userdata, flags, reason_code, properties) -> None:  # noqa: ANN001 - paho's callback
+        got["answer"] = (reason_code.value, getattr(properties, "ServerReference", None))
+        c.disconnect()
+
+    client.on_connect = on_connect
+    client.connect(host, port, keepalive=10)
+    client.loop_forever(timeout=1.0, retry_first_connection=False)
+    assert "answer" in got
+    return got["answer"]

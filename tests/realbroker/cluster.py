@@ -59,7 +59,8 @@ class Cluster:
 def start_cluster(folder: Path, count: int = 3) -> Cluster:
     """Create and start ``count`` brokers in ``folder``; on any failure the started ones are stopped."""
     hosts = [host_of(n) for n in range(count)]
-    layout = Layout(port_block(hosts), count)
+    # the block is free on one more address: the broker configured by properties only (PROPERTIES_INDEX)
+    layout = Layout(port_block([*hosts, host_of(count)]), count)
     cluster = Cluster(folder, layout)
 
     def make(index: int) -> Path:
