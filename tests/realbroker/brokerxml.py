@@ -13,6 +13,8 @@ from dataclasses import dataclass
 #: Offsets in the port block: the plain acceptor, one per router, the web console; the router acceptor
 #: of the broker configured by broker properties only (on host_of(3)).
 MAIN, WEB, PROPS_ROUTER = 0, 9, 7
+#: The victim broker of the probe tests (stopped by them): its acceptor on 127.0.0.1, connector ``cv``.
+VICTIM = 8
 #: Each router's acceptor offset; the routers themselves are written below.
 ROUTER_PORTS = {"ch": 1, "chm": 2, "fe": 3, "lc": 4, "rr": 5, "chu": 6}
 #: The protocols every routed acceptor speaks.
@@ -68,24 +70,32 @@ def routers_xml(index: int) -> str:
         '<connection-router name="lc"><key-type>SOURCE_IP</key-type>'
         '<policy name="LEAST_CONNECTIONS"/>'
         f'{_pool(["c1", "c2"])}</connection-router>'
+        '<connection-router name="vq"><key-type>CLIENT_ID</key-type><policy name="FIRST_ELEMENT"/>'
+        f'<pool><username>{USER}</username><password>{PASSWORD}</password>'
+        f'<check-period>{CHECK_PERIOD_MS}</check-period><quorum-size>2</quorum-size><quorum-timeout>0</quorum-timeout>'
+        '<static-connectors><connector-ref>cv</connector-ref><connector-ref>c1</connector-ref></static-connectors>'
+        '</pool></connection-router>'
         '<connection-router name="rr"><key-type>CLIENT_ID</key-type><key-filter>[0-9]+</key-filter>'
         '<cache><persisted>false</persisted><timeout>0</timeout></cache>'
         f'<policy name="ROUND_ROBIN"/>{_pool(["c0", "c1", "c2"])}</connection-router>')
 
 
-def broker_xml(index: int, layout: Layout) -> str:
+def broker_xml(index: int, layout: Layout, *, victim: bool = False) -> str:
+    """Broker ``index``'s broker.xml; ``victim``: the victim broker's (one plain acceptor, no router)."""
     host = host_of(index)
-    acceptors = [f'<acceptor name="main">tcp://{host}:{layout.port(MAIN)}?protocols={PROTOCOLS}</acceptor>']
-    routers = ["chm"] if index != 0 else list(ROUTER_PORTS)
+    main = layout.port(VICTIM if victim else MAIN)
+    acceptors = [f'<acceptor name="main">tcp://{host}:{main}?protocols={PROTOCOLS}</acceptor>']
+    routers = [] if victim else ["chm"] if index != 0 else list(ROUTER_PORTS)
     for name in routers:
         acceptors.append(f'<acceptor name="{name}">tcp://{host}:{layout.router_port(name)}'
                          f'?router={name};protocols={PROTOCOLS}</acceptor>')
     connectors = "".join(f'<connector name="c{n}">tcp://{host_of(n)}:{layout.port(MAIN)}</connector>'
                          for n in range(layout.count))
+    connectors += f'<connector name="cv">tcp://{host_of(0)}:{layout.port(VICTIM)}</connector>'
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <configuration xmlns="urn:activemq">
   <core xmlns="urn:activemq:core">
-    <name>b{index}</name>
+    <name>{"victim" if victim else f"b{index}"}</name>
     <persistence-enabled>true</persistence-enabled>
     <journal-type>NIO</journal-type>
     <paging-directory>data/paging</paging-directory>
@@ -99,7 +109,7 @@ def broker_xml(index: int, layout: Layout) -> str:
     <critical-analyzer>false</critical-analyzer>
     <connectors>{connectors}</connectors>
     <acceptors>{''.join(acceptors)}</acceptors>
-    <connection-routers>{routers_xml(index)}</connection-routers>
+    <connection-routers>{"" if victim else routers_xml(index)}</connection-routers>
     <security-settings>
       <security-setting match="#">
         <permission type="createNonDurableQueue" roles="amq"/>

@@ -88,7 +88,7 @@ def start_cluster(folder: Path, count: int = 3) -> Cluster:
 
 
 #: How many of broker 0's pools hold each connector (brokerxml.routers_xml).
-POOLS_OF = {"c0": 2, "c1": 5, "c2": 5}
+POOLS_OF = {"c0": 2, "c1": 6, "c2": 5}
 
 
 def wait_pools_ready(broker: Running) -> None:
@@ -127,7 +127,8 @@ def probe_save(cluster: Cluster, targets: Path) -> dict:
     done = arouter("probe", "-c", str(cluster.config(0)), "--jolokia", cluster.jolokia_template(),
                    "--save", str(targets), "--format", "json", "--timeout", "30",
                    "--local", f"tcp://{cluster.host(0)}:{cluster.main_port()}")
-    assert done.code == 0, done.out + done.err
+    # exit 1: a pool short of its quorum (router vq, whose victim broker runs only in its own test)
+    assert done.code in (0, 1) and targets.is_file(), done.out + done.err
     return json.loads(done.out)
 
 
