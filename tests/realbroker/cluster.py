@@ -146,3 +146,34 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+ROUTE_LINES = ("AMQ221085", "AMQ221086")
+#: The router's DEBUG loggers whose lines tell one connection's decision (TargetMonitor's checks left out).
+DECISION_LOGGERS = ("routing.KeyResolver]", "routing.ConnectionRouter]", "routing.pools.", "routing.policies.",
+                    "routing.caches.")
+
+
+def route_records(lines: list[str]) -> list[str]:
+    """Each route line (AMQ221085/AMQ221086) with the router DEBUG lines of its decision just before it
+    (from the key resolved on), blocks separated by an empty line; management calls' lines left out."""
+    out: list[str] = []
+    pending: list[str] = []
+    for line in lines:
+        if any(mark in line for mark in ROUTE_LINES):
+            out.extend([*pending, line, ""])
+            pending = []
+        elif " DEBUG " in line and any(name in line for name in DECISION_LOGGERS):
+            if "routing.KeyResolver]" in line:
+                pending = []
+            pending.append(line)
+    return out
+
+
+def save_route_logs(cluster: Cluster, dest: Path) -> None:
+    """Write broker N's route records to ``dest/bN-routes.log`` (the future ``replay`` command's data)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for index, broker in enumerate(cluster.brokers):
+        records = route_records(broker.log_since(0))
+        if records:
+            (dest / f"b{index}-routes.log").write_text("\n".join(records) + "\n", encoding="utf-8")

@@ -3,12 +3,13 @@ worker runs them all against it); stopped at the end of the session whatever hap
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.realbroker.cluster import Cluster, probe_save, start_cluster
+from tests.realbroker.cluster import Cluster, probe_save, save_route_logs, start_cluster
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -19,6 +20,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group("realbroker"))
 
 
+#: Set to a folder (e.g. tests/data/broker-logs/2.40.0) to keep the brokers' route lines of this run there.
+SAVE_LOGS = "AROUTER_SAVE_BROKER_LOGS"
+
+
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     started = start_cluster(tmp_path_factory.mktemp("artemis-cluster"))
@@ -26,6 +31,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         yield started
     finally:
         started.stop()
+        if os.environ.get(SAVE_LOGS):
+            save_route_logs(started, Path(os.environ[SAVE_LOGS]))
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,14 @@ from pathlib import Path
 
 from tests.real_clients import import_peer
 from tests.realbroker.brokerxml import ROUTER_PORTS
-from tests.realbroker.clients import broker_keys, core_redirects, landed, openwire_redirects, rhea_redirects
+from tests.realbroker.clients import (
+    broker_keys,
+    core_redirects,
+    landed,
+    openwire_redirects,
+    paho_mqtt5,
+    rhea_redirects,
+)
 from tests.realbroker.cluster import Cluster
 from tests.realbroker.simulate import simulate_keys
 
@@ -85,3 +92,16 @@ def test_paho_mqtt5_is_redirected_where_simulate_said(cluster: Cluster, targets:
 def test_openwire_failover_client_lands_where_simulate_said(cluster: Cluster, targets: Path, tmp_path: Path) -> None:
     connected = openwire_redirects(cluster.host(0), port(cluster), "m2ow", COUNT)
     assert connected == where_simulate_sends(cluster, targets, tmp_path, [f"m2ow-{i}" for i in range(COUNT)])
+
+
+def test_paho_mqtt5_on_the_sharded_acceptor_is_kept_or_refused_as_simulate_said(cluster: Cluster,
+                                                                                   tmp_path: Path) -> None:
+    """CONSISTENT_HASH_MODULO without a pool: a key of broker 0's shard (``NULL|0``) is kept (CONNACK 0), any
+    other is refused with 0x9C and no Server Reference (REFUSED_USE_ANOTHER; the broker logs AMQ221086)."""
+    import_peer("paho.mqtt.client", "paho-mqtt")
+    ids = [f"m2chm-{i}" for i in range(COUNT)]
+    answers = [paho_mqtt5(cluster.host(0), cluster.layout.port(ROUTER_PORTS["chm"]), client_id) for client_id in ids]
+    records = simulate_keys(cluster.config(0), "chm", ids, tmp_path, "-D", "ordinal=0", management=False)
+    expected = [(0x00, None) if r["status"] == "OK" and r["local"] else (0x9C, None) for r in records]
+    assert answers == expected
+    assert {a[0] for a in answers} == {0x00, 0x9C}
