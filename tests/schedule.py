@@ -24,8 +24,9 @@ LOCAL_CLUSTER = 30.0  # a local-cluster master, worker and executors on top of t
 SHARED_START = 15.0  # the one start of a JVM fixture shared by its tests
 SHARED_TEST = 2.0  # a test on a JVM that is already up
 
-# Fixtures that hold a JVM for their scope: the tests using one form one group.
-SHARED_JVM = {"spark": "session", "server": "module"}
+# Fixtures that hold a JVM for their scope: the tests using one form one group (``cluster``: the
+# real Artemis brokers of tests/realbroker, one start per worker that runs its tests).
+SHARED_JVM = {"spark": "session", "server": "module", "cluster": "session"}
 
 # Other long tests (measured, seconds, a quiet 2-core machine), by node id prefix.
 KNOWN: dict[str, float] = {}
@@ -60,7 +61,7 @@ def cost(item: pytest.Item) -> tuple[str, float]:
     """The item's group key and its estimated seconds (0: not a long test)."""
     for name, scope in SHARED_JVM.items():
         if name in item.fixturenames and (scope == "session" or item.get_closest_marker("spark") is not None):
-            key = "spark-session" if scope == "session" else f"{item.nodeid.split('::')[0]}::{name}"
+            key = f"{name}-session" if scope == "session" else f"{item.nodeid.split('::')[0]}::{name}"
             return key, SHARED_TEST
     for prefix, seconds in KNOWN.items():
         if item.nodeid.startswith(prefix):
