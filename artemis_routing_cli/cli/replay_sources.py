@@ -13,24 +13,15 @@ from __future__ import annotations
 import gzip
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import UsageError
-from ..replay.layout import MAX_LINE, BadLine, read_line
+from ..replay.layout import MAX_LINE, BadLine, Line, read_line
 
 GZIP_MAGIC = b"\x1f\x8b"
 #: lines looked at for a file's first record when ordering a directory
 SNIFF_LINES = 200
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    source: str
-    number: int
-    text: str
-    too_long: bool = False
 
 
 def _open(path: str) -> BinaryIO:

@@ -35,6 +35,16 @@ _SERVE = re.compile(rf"({_TIME}) +({_LEVEL}) +(.*)", re.S)
 
 
 @dataclass(frozen=True, slots=True)
+class Line:
+    """One line of an input, as the shell read it (``too_long``: cut at :data:`MAX_LINE`)."""
+
+    source: str
+    number: int
+    text: str
+    too_long: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """One log record: ``time`` as the line wrote it (sortable text for the known layouts)."""
 

@@ -1,0 +1,30 @@
+"""What a log needs for a complete replay: the log4j2 lines to add to the broker's etc/log4j2.properties.
+
+At INFO the broker's route line names the connection and the target, not the router's key. The key
+is in the DEBUG lines of three loggers of the routing package; USER_NAME and ROLE_NAME are also in the
+audit resource logger's AMQ601715 (off in the distribution's file). Logger names as the broker's
+classes declare them (``LoggerFactory.getLogger(MethodHandles.lookup().lookupClass())``).
+"""
+
+from __future__ import annotations
+
+ROUTING = "org.apache.activemq.artemis.core.server.routing"
+#: (log4j2 id, logger name, what it adds)
+DEBUG_LOGGERS = (
+    ("arouter_key", f"{ROUTING}.KeyResolver", "the key value and the key-filter's match"),
+    ("arouter_router", f"{ROUTING}.ConnectionRouter",
+     "the cache's answer, the local-target-filter and the policy's choice"),
+    ("arouter_pool", f"{ROUTING}.pools.AbstractPool", "the ready targets at each decision"),
+)
+
+
+def log4j2_lines(key_types: set[str]) -> list[str]:
+    """The lines that make the next replay of routers keyed by ``key_types`` complete."""
+    lines = ["# arouter replay: each routing decision's key, cache answer and ready targets"]
+    for ident, name, _ in DEBUG_LOGGERS:
+        lines += [f"logger.{ident}.name={name}", f"logger.{ident}.level=DEBUG"]
+    if key_types & {"USER_NAME", "ROLE_NAME"}:
+        lines += ["# or, for USER_NAME and ROLE_NAME only: the audit log's AMQ601715 (user, roles, connection id),",
+                  "# replacing the distribution's 'logger.audit_resource.level = OFF'",
+                  "logger.audit_resource.level = INFO"]
+    return lines

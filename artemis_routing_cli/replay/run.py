@@ -1,0 +1,70 @@
+"""A replay from lines to a :class:`~.summary.Summary`: layout, events, joining, the engine's verdicts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..routing.router import OK, RouteResult
+from ..routing.transfer import NO_ROUTER, Answer
+from .classify import UNKEYED, Replayer
+from .events import parse_event
+from .join import Joiner, Where
+from .layout import BadLine, Line, read_line
+from .summary import Summary
+
+
+def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
+           pattern: re.Pattern[str] | None = None, against: Replayer | None = None) -> Summary:
+    summary = Summary()
+    joiner = Joiner()
+    for line in lines:
+        summary.lines += 1
+        if line.too_long:
+            summary.bad_line(line.source, line.number, "longer than the line bound", line.text)
+            continue
+        try:
+            rec = read_line(line.text, layout, pattern)
+        except BadLine as exc:
+            summary.bad_line(line.source, line.number, str(exc), line.text)
+            continue
+        if rec is None:
+            continue
+        summary.records += 1
+        try:
+            event = parse_event(rec.message, rec.logger)
+        except ValueError as exc:
+            summary.bad_line(line.source, line.number, str(exc), line.text)
+            continue
+        if event is None:
+            continue
+        decision = joiner.feed(event, rec.thread, Where(line.source, line.number, rec.time))
+        if decision is None:
+            continue
+        if joiner.node_ids != replayer.learned:
+            replayer.learn(joiner.node_ids)
+            if against is not None:
+                against.learn(joiner.node_ids)
+        verdict = replayer.classify(decision)
+        summary.add(decision, verdict)
+        if against is not None and verdict.kind != UNKEYED and verdict.router is not None:
+            summary.add_against(decision, verdict, _after(against, decision, verdict.router))
+    summary.node_ids = dict(joiner.node_ids)
+    return summary
+
+
+def _after(against: Replayer, decision: object, name: str) -> Answer:
+    router = against.routers.get(name)
+    if router is None:
+        return NO_ROUTER
+    keyed = against._route(router, decision)  # type: ignore[arg-type]
+    if isinstance(keyed, str):
+        return NO_ROUTER
+    return answer(keyed[0])
+
+
+def answer(res: RouteResult) -> Answer:
+    t = res.target
+    if res.status != OK or t is None:
+        return Answer(res.status, null=res.key == "NULL")
+    return Answer(OK, res.target_label, t.node_id, res.local, res.key == "NULL")
