@@ -175,7 +175,8 @@ class Replayer:
             ready = [t.name for t in (self.variant(name, down) if down else router).pool.ready_targets]  # type: ignore[union-attr]
             if actual in ready:
                 return verdict(AGREES, f"{how}; {policy} may choose any ready target")
-        if d.cache_node is not None and d.cache_ready:
+        t = d.routed.target
+        if d.cache_node is not None and d.cache_ready and (t is None or t.node_id in (None, d.cache_node)):
             return verdict(EXPLAINED, "cache-hit", f"the cache returned node {d.cache_node} (DEBUG)")
         if router.cache is not None or self._has_cache(name):
             seen = self.memory.get(name, {}).get(res.key_value)
@@ -190,7 +191,8 @@ class Replayer:
         changed = self._changed_filters(router, d)
         if changed:
             return verdict(EXPLAINED, "filter-changed", changed)
-        if policy == "CONSISTENT_HASH" and router.pool is not None and router.pool.placeholders:
+        if (policy == "CONSISTENT_HASH" and router.pool is not None and router.pool.placeholders
+                and actual in {t.name for t in router.pool.ready_targets}):
             unknown = ", ".join(t.name for t in router.pool.placeholders)
             return verdict(EXPLAINED, "node-id-unknown", f"node ids unknown for {unknown} (--node-id, --targets)")
         return verdict(DRIFT, "", f"keyed by {how}")
