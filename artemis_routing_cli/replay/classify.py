@@ -132,7 +132,7 @@ class Replayer:
                 why = f"router {name} is not in the config"
             return Verdict(name, UNKEYED, "unknown-router", None, None, None, actual, why)
         router = self.routers[name]
-        keyed = self._route(router, d)
+        keyed = self.route(router, d)
         if isinstance(keyed, str):
             return Verdict(name, UNKEYED, keyed, router.key_type, None, None, actual,
                            f"the log does not give {router.key_type} (see the log4j2 lines to add)")
@@ -142,7 +142,8 @@ class Replayer:
         self._remember(router, res, actual, d)
         return v
 
-    def _route(self, router: Router, d: Decision) -> tuple[RouteResult, str] | str:
+    def route(self, router: Router, d: Decision) -> tuple[RouteResult, str] | str:
+        """The engine's answer for the decision's connection and how it was keyed, or why it cannot be."""
         kt = router.key_type
         r = d.routed
         if r.key is not None and r.router is not None:  # serve: the key after the key-filter
@@ -170,7 +171,7 @@ class Replayer:
         if _same(res, expected, actual, d):
             return verdict(AGREES, how)
         policy = router.policy.name if router.policy is not None else None
-        down = self._down(router, d)
+        down = self.down_at(router, d)
         if policy in _ANY_READY and res.decided_by == "policy" and res.status == OK:
             ready = [t.name for t in (self.variant(name, down) if down else router).pool.ready_targets]  # type: ignore[union-attr]
             if actual in ready:
@@ -201,7 +202,8 @@ class Replayer:
         model = self.cfg.router(name)
         return model is not None and model.cache is not None
 
-    def _down(self, router: Router, d: Decision) -> frozenset[str]:
+    def down_at(self, router: Router, d: Decision) -> frozenset[str]:
+        """The pool targets the logs say were not ready at the decision (beyond the user's --down)."""
         names = {t.name for t in router.pool.targets} if router.pool is not None else set()
         down = {n for n, _ in d.down if n in names}
         if d.candidates is not None:  # the policy's list is every ready target then

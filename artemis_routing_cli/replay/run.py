@@ -54,10 +54,13 @@ def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
 
 
 def _after(against: Replayer, decision: object, name: str) -> Answer:
+    """The new config's answer for a decision's connection, with the targets the logs say were down
+    then down too (the same readiness the broker had)."""
     router = against.routers.get(name)
     if router is None:
         return NO_ROUTER
-    keyed = against._route(router, decision)  # type: ignore[arg-type]
+    down = against.down_at(router, decision)  # type: ignore[arg-type]
+    keyed = against.route(against.variant(name, down) if down else router, decision)  # type: ignore[arg-type]
     if isinstance(keyed, str):
         return NO_ROUTER
     return answer(keyed[0])

@@ -122,7 +122,9 @@ def sample(d: Decision, v: Verdict) -> dict[str, object]:
 
 def actual_answer(d: Decision, v: Verdict) -> Answer:
     """What the broker did, as diff's transfer counts an answer."""
-    if v.actual == REFUSED or v.actual.startswith("REFUSED"):
+    if v.actual == REFUSED and v.expected is not None and v.expected.startswith("REFUSED"):
+        return Answer(v.expected)  # the broker's line says no more than "refused": the config's refusal
+    if v.actual.startswith("REFUSED"):
         return Answer(v.actual)
     t = d.routed.target
     local = v.actual == "local"
