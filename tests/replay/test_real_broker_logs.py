@@ -57,3 +57,10 @@ def test_audit_lines_key_user_name_when_the_debug_lines_are_gone(version, tmp_pa
     assert reasons(doc, "by-user") == {("agrees", "audit"): 4}
     assert reasons(doc, "by-cid") == {("unkeyed", "INFO only"): 5}
     assert [c["router"] for c in doc["cannot_say"]] == ["by-cid"]
+
+
+def test_the_readmes_sample_is_the_2_40_recording():
+    samples = DATA.parents[2] / "samples" / "replay"
+    assert (samples / "broker.xml").read_bytes() == (DATA / "broker.xml").read_bytes()
+    for part in ("debug/artemis.log", "debug/audit.log", "info/artemis.log"):
+        assert (samples / part).read_bytes() == (DATA / "2.40.0" / part).read_bytes()
