@@ -35,6 +35,8 @@ REFUSED = "REFUSED"
 #: keys remembered per router with a cache (the answer the cache keeps for them); oldest forgotten first
 MAX_REMEMBERED = 1_000_000
 _ANY_READY = ("ROUND_ROBIN", "LEAST_CONNECTIONS")
+#: engine answers remembered (by router, key): clients reconnect with the same key; dropped all at once when full
+MAX_MEMO = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +76,13 @@ class Replayer:
         self.learned: dict[str, str] = {}
         self.routers: dict[str, Router] = {}
         self._variants: dict[tuple[str, frozenset[str]], Router] = {}
+        self._memo: dict[tuple[int, str, object], RouteResult] = {}
+        self._acceptor_of: dict[str, str | None] = {}
         self.memory: dict[str, OrderedDict[str, tuple[str, Where]]] = {}
         self.acceptors = [(a.url.host, a.url.port, a.router) for a in cfg.acceptors if a.router]
         self._build()
+        self.target_names = {LOCAL_NAME} | {t.name for r in self.routers.values() if r.pool is not None
+                                            for t in r.pool.targets}
 
     # -- routers -----------------------------------------------------------------------------------
     def _state(self) -> TargetState:
@@ -87,10 +93,12 @@ class Replayer:
     def _build(self) -> None:
         self.routers = {r.name: _quiet(r) for r in build_routers(self.cfg, self._state(), names=self.names)}
         self._variants.clear()
+        self._memo.clear()
 
     def learn(self, node_ids: dict[str, str]) -> None:
-        """Node ids the logs named (the user's --node-id / --targets win)."""
-        fresh = {k: v for k, v in node_ids.items() if self.learned.get(k) != v}
+        """Node ids the logs named (the user's --node-id / --targets win); only the config's targets'
+        names are kept (a log may name any number of others)."""
+        fresh = {k: v for k, v in node_ids.items() if k in self.target_names and self.learned.get(k) != v}
         if fresh:
             self.learned.update(fresh)
             self._build()
@@ -112,7 +120,16 @@ class Replayer:
         conn = d.routed.conn
         if conn is None:
             return None
-        host, _, port_text = conn.local.strip().lstrip("/").rpartition(":")
+        known = self._acceptor_of.get(conn.local, False)
+        if known is not False:
+            return known  # type: ignore[return-value]
+        found_router = self._router_at(conn.local)
+        if len(self._acceptor_of) < MAX_MEMO:
+            self._acceptor_of[conn.local] = found_router
+        return found_router
+
+    def _router_at(self, local: str) -> str | None:
+        host, _, port_text = local.strip().lstrip("/").rpartition(":")
         try:
             port = int(port_text)
         except ValueError:
@@ -130,7 +147,7 @@ class Replayer:
             why = "no acceptor of the config listens on " + (d.routed.conn.local if d.routed.conn else "?")
             if name is not None:
                 why = f"router {name} is not in the config"
-            return Verdict(name, UNKEYED, "unknown-router", None, None, None, actual, why)
+            return Verdict(None, UNKEYED, "unknown-router", None, None, None, actual, why[:200])
         router = self.routers[name]
         keyed = self.route(router, d)
         if isinstance(keyed, str):
@@ -138,31 +155,56 @@ class Replayer:
                            f"the log does not give {router.key_type} (see the log4j2 lines to add)")
         res, how = keyed
         expected = expected_label(res)
-        v = self._judge(router, d, res, expected, actual, how)
+        v = self._judge(router, d, res, expected, actual, how, self.spec(router, d))
         self._remember(router, res, actual, d)
         return v
 
     def route(self, router: Router, d: Decision) -> tuple[RouteResult, str] | str:
         """The engine's answer for the decision's connection and how it was keyed, or why it cannot be."""
+        spec = self.spec(router, d)
+        if isinstance(spec, str):
+            return spec
+        return self.answer(router, spec[1], spec[2]), spec[0]
+
+    def spec(self, router: Router, d: Decision) -> tuple[str, str, object] | str:
+        """(how the log keys it, what the engine is given, its value), or why the log cannot key it."""
         kt = router.key_type
         r = d.routed
         if r.key is not None and r.router is not None:  # serve: the key after the key-filter
-            return router.route_key(r.key), "serve"
+            return "serve", "key", r.key
         if d.key_seen and d.key_type == kt and kt != "ROLE_NAME":
-            return router.route(_connection(kt, d.key)), "debug"
+            return "debug", kt, d.key
         if kt == "ROLE_NAME" and d.key_seen and d.key_type == "ROLE_NAME":
-            roles = (d.role,) if d.role_seen and d.role is not None else ()
-            return router.route(Connection(roles=roles)), "debug"
+            return "debug", "roles", (d.role,) if d.role_seen and d.role is not None else ()
         if kt == "SOURCE_IP" and r.conn is not None and r.conn.remote:
-            return router.route(Connection(remote_address=r.conn.remote.strip(), remote_as_is=True)), "remote address"
+            return "remote address", "remote", r.conn.remote.strip()
         if kt in ("USER_NAME", "ROLE_NAME") and d.audit is not None:
-            if kt == "USER_NAME":
-                return router.route(Connection(username=d.audit.user)), "audit"
-            return router.route(Connection(roles=d.audit.roles)), "audit"
+            return ("audit", "USER_NAME", d.audit.user) if kt == "USER_NAME" else ("audit", "roles", d.audit.roles)
         return "INFO only" if not d.debug else "key type not in the DEBUG lines"
 
+    def answer(self, router: Router, kind: str, value: object) -> RouteResult:
+        """The engine's answer (Router.route, or route_key for a key after its filter), remembered for
+        the policies whose answer depends on the key alone."""
+        memo_key = (id(router), kind, value)
+        res = self._memo.get(memo_key)
+        if res is not None:
+            return res
+        if kind == "key":
+            res = router.route_key(value)  # type: ignore[arg-type]
+        elif kind == "roles":
+            res = router.route(Connection(roles=value))  # type: ignore[arg-type]
+        elif kind == "remote":
+            res = router.route(Connection(remote_address=value, remote_as_is=True))  # type: ignore[arg-type]
+        else:
+            res = router.route(_connection(kind, value))  # type: ignore[arg-type]
+        if router.policy is None or router.policy.name not in _ANY_READY:
+            if len(self._memo) >= MAX_MEMO:
+                self._memo.clear()
+            self._memo[memo_key] = res
+        return res
+
     def _judge(self, router: Router, d: Decision, res: RouteResult, expected: str, actual: str,
-               how: str) -> Verdict:
+               how: str, spec: tuple[str, str, object] | str) -> Verdict:
         name = router.name
 
         def verdict(kind: str, reason: str, detail: str = "", exp: str = expected) -> Verdict:
@@ -185,7 +227,7 @@ class Replayer:
                 return verdict(EXPLAINED, "cache-hit", f"cached by the decision at {seen[1]}")
         if down:
             other = self.variant(name, down)
-            res2 = other.route_key(res.key) if how == "serve" else other.route(_conn_of(res, router, d))
+            res2 = self.answer(other, spec[1], spec[2])  # type: ignore[index]
             if _same(res2, expected_label(res2), actual, d):
                 lines = ", ".join(f"{n} (line {w.line})" for n, w in d.down if n in down)
                 return verdict(EXPLAINED, "target-not-ready", f"not ready then: {lines or ', '.join(sorted(down))}")
@@ -248,17 +290,6 @@ def _connection(key_type: str, value: str | None) -> Connection:
     if key_type == "SOURCE_IP":  # the broker's key, the address already cut: as the text it came from
         return Connection(remote_address=None if value is None else f"/{value}:0", remote_as_is=True)
     return Connection(roles=() if value is None else (value,))
-
-
-def _conn_of(res: RouteResult, router: Router, d: Decision) -> Connection:
-    if d.key_seen and d.key_type == router.key_type:
-        return _connection(router.key_type, d.key)
-    r = d.routed
-    if router.key_type == "SOURCE_IP" and r.conn is not None:
-        return Connection(remote_address=r.conn.remote.strip(), remote_as_is=True)
-    if d.audit is not None:
-        return Connection(username=d.audit.user, roles=d.audit.roles)
-    return _connection(router.key_type, res.raw_value)
 
 
 def _same(res: RouteResult, expected: str, actual: str, d: Decision) -> bool:

@@ -27,8 +27,8 @@ from .events import (
     TargetText,
 )
 
-#: audit entries (and threads with pending DEBUG lines) kept while waiting for their route line; the
-#: oldest go first. A busy broker authenticates far fewer connections a second than this.
+#: audit entries (and threads with pending DEBUG lines, targets named) kept while waiting for their route
+#: line; the oldest go first. A busy broker authenticates far fewer connections a second than this.
 MAX_PENDING = 100_000
 LOCAL_NAME = "local"
 
@@ -90,8 +90,9 @@ class Joiner:
         self.pending: OrderedDict[str, Pending] = OrderedDict()
         self.audit_by_id: OrderedDict[str, Audit] = OrderedDict()
         self.audit_by_remote: OrderedDict[str, Audit] = OrderedDict()
-        self.down: dict[str, Where] = {}
-        self.node_ids: dict[str, str] = {}  # target name -> node id, learned from the logs
+        self.down: OrderedDict[str, Where] = OrderedDict()
+        self.node_ids: OrderedDict[str, str] = OrderedDict()  # target name -> node id, learned from the logs
+        self.learned = False  # node_ids changed since the caller last looked
 
     def feed(self, event: Event, thread: str, where: Where) -> Decision | None:
         if isinstance(event, Routed):
@@ -108,7 +109,7 @@ class Joiner:
                 if r.ready:
                     self.down.pop(name, None)
                 else:
-                    self.down[name] = where
+                    _put(self.down, name, where)
             return None
         p = self.pending.get(thread)
         if isinstance(event, KeyValue):
@@ -138,7 +139,10 @@ class Joiner:
 
     def _learn(self, t: TargetText) -> None:
         if t.node_id:
-            self.node_ids[target_name(t)] = t.node_id
+            name = target_name(t)
+            if self.node_ids.get(name) != t.node_id:
+                _put(self.node_ids, name, t.node_id)
+                self.learned = True
 
     def _decision(self, routed: Routed, thread: str, where: Where) -> Decision:
         p = self.pending.pop(thread, None) or Pending()

@@ -41,7 +41,8 @@ def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
         decision = joiner.feed(event, rec.thread, Where(line.source, line.number, rec.time))
         if decision is None:
             continue
-        if joiner.node_ids != replayer.learned:
+        if joiner.learned:
+            joiner.learned = False
             replayer.learn(joiner.node_ids)
             if against is not None:
                 against.learn(joiner.node_ids)
@@ -49,7 +50,7 @@ def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
         summary.add(decision, verdict)
         if against is not None and verdict.kind != UNKEYED and verdict.router is not None:
             summary.add_against(decision, verdict, _after(against, decision, verdict.router))
-    summary.node_ids = dict(joiner.node_ids)
+    summary.node_ids = {k: v for k, v in joiner.node_ids.items() if k in replayer.target_names}
     return summary
 
 

@@ -16,6 +16,9 @@ MAX_BAD_SAMPLES = 20
 #: timeline buckets (minutes); later minutes are counted in ``timeline_overflow``
 MAX_BUCKETS = 50_000
 SAMPLE_TEXT = 200
+#: distinct (router, broker's target, config's answer) rows counted; the rest under OTHER
+MAX_TARGET_ROWS = 10_000
+OTHER = "(other)"
 
 
 @dataclass
@@ -48,7 +51,10 @@ class Summary:
         router = v.router or "?"
         self.by_router.setdefault(router, Counter())[v.kind] += 1
         self.reasons[(router, v.kind, v.reason)] += 1
-        self.targets[(router, v.actual, v.expected or "?")] += 1
+        cell = (router, v.actual, v.expected or "?")
+        if cell not in self.targets and len(self.targets) >= MAX_TARGET_ROWS:
+            cell = (router, OTHER, v.expected or "?")  # a log may name any number of targets
+        self.targets[cell] += 1
         if v.kind == UNKEYED and v.key_type is not None:
             self.unkeyed_types[router] = v.key_type
         if v.kind == DRIFT:
