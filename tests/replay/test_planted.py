@@ -148,3 +148,26 @@ def test_hostile_lines_are_counted_and_sampled_never_a_crash(tmp_path):
     assert bad["count"] == 4 and [b["line"] for b in bad["samples"]] == [41, 42, 43, 45]
     assert all(len(b["text"]) <= 200 for b in bad["samples"])
     assert doc["decisions"] == 11
+
+
+def test_role_name_is_keyed_from_the_audit_roles_in_the_brokers_order(tmp_path):
+    # the 2.40 XSD has no ROLE_NAME key type (2.41 added it): the recorded USER_NAME router, read as ROLE_NAME
+    config = tmp_path / "roles.xml"
+    config.write_text(CONFIG.read_text().replace("<key-type>USER_NAME</key-type>", "<key-type>ROLE_NAME</key-type>")
+                      .replace("<key-filter>^[a-z]+</key-filter>", "")
+                      .replace("<local-target-filter>alice</local-target-filter>",
+                               "<local-target-filter>admins</local-target-filter>"))
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "artemis.log").write_text("".join(t for t in lines() if " DEBUG " not in t))
+    (folder / "audit.log").write_text((DATA / "2.40.0" / "debug" / "audit.log").read_text())
+    run = arouter("replay", "-c", str(config), "-f", "json", str(folder))
+    import json
+
+    doc = json.loads(run.out)
+    keyed = {(s["key"], s["actual"], s["expected"], s["reason"])
+             for v in doc["samples"].values() for s in v if s["router"] == "by-user"}
+    # alice (admins, amq): the broker walks a HashSet of the names, where amq comes first, so the key is
+    # amq, not admins: the config says refuse, while the broker (then keyed by USER_NAME) kept her local
+    assert ("amq", "local", "REFUSED_USE_ANOTHER", "") in keyed
+    assert all(k[3] in ("audit", "") for k in keyed) and run.code == 1

@@ -1,13 +1,15 @@
 """Record the real broker logs `arouter replay`'s tests read (run by hand; the logs are committed).
 
-    python tests/data/replay/record.py 2.40.0 2.31.2
+    python tests/data/replay/record.py 2.40.0 2.31.2 2.21.0
 
 For each version: a broker instance made with the real distribution (tests/artemis_dist.py), this
 folder's broker.xml as its configuration, users alice (roles admins, amq) and bob (amq); then two runs,
-``info`` (log4j2 as the distribution ships it) and ``debug`` (DEBUG on the routing loggers, the audit
-resource logger at INFO). Each run connects the same real clients (paho-mqtt 3.1.1 and 5,
-python-qpid-proton AMQP) to each routing acceptor and saves ``VERSION/RUN/artemis.log`` (and
-``audit.log``) whole.
+``info`` (the logging configuration as the distribution ships it) and ``debug`` (DEBUG on the routing
+loggers, the audit resource logger at INFO: in log4j2.properties, or before 2.27 in JBoss LogManager's
+logging.properties). Each run connects the same real clients (paho-mqtt 3.1.1 and 5, python-qpid-proton
+AMQP) to each routing acceptor and saves ``VERSION/RUN/artemis.log`` (and ``audit.log``), stack traces
+cut to two frames. 2.21.0 was recorded after replay was written and first run on it unchanged: the
+held-out check.
 """
 
 from __future__ import annotations
@@ -123,7 +125,14 @@ def record(version: str, run: str, work: Path) -> None:
     (inst / "etc" / "artemis-roles.properties").write_text("amq = a,alice,bob\nadmins = alice\n")
     if run == "debug":
         log4j = inst / "etc" / "log4j2.properties"
-        log4j.write_text(log4j.read_text().replace("logger.audit_resource.level = OFF\n", "") + DEBUG_LINES)
+        if log4j.is_file():
+            log4j.write_text(log4j.read_text().replace("logger.audit_resource.level = OFF\n", "") + DEBUG_LINES)
+        else:  # before 2.27: JBoss LogManager's etc/logging.properties
+            jboss = inst / "etc" / "logging.properties"
+            text = jboss.read_text().replace("\nloggers=", f"\nloggers={ROUTING},", 1)
+            text = text.replace("logger.org.apache.activemq.audit.resource.level=ERROR",
+                                "logger.org.apache.activemq.audit.resource.level=INFO")
+            jboss.write_text(text + f"logger.{ROUTING}.level=DEBUG\n")
     log = inst / "log" / "artemis.log"
     proc = subprocess.Popen([str(inst / "bin" / "artemis"), "run"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
