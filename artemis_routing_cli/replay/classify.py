@@ -140,9 +140,12 @@ class Replayer:
         return found[0] if len(set(found)) == 1 else None
 
     # -- one decision ------------------------------------------------------------------------------
-    def classify(self, d: Decision) -> Verdict:
+    def classify(self, d: Decision) -> Verdict | None:
+        """The verdict on one decision; None for a router of the config that --router left out."""
         name = self.router_of(d)
         actual = actual_label(d)
+        if name is not None and name not in self.routers and self.cfg.router(name) is not None:
+            return None
         if name is None or name not in self.routers:
             why = "no acceptor of the config listens on " + (d.routed.conn.local if d.routed.conn else "?")
             if name is not None:

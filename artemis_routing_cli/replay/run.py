@@ -47,6 +47,8 @@ def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
             if against is not None:
                 against.learn(joiner.node_ids)
         verdict = replayer.classify(decision)
+        if verdict is None:
+            continue
         summary.add(decision, verdict)
         if against is not None and verdict.kind != UNKEYED and verdict.router is not None:
             summary.add_against(decision, verdict, _after(against, decision, verdict.router))

@@ -96,3 +96,10 @@ def test_help_imports_no_replay_core():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert eval(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_router_option_keeps_only_that_routers_connections():
+    doc = replay_json(str(DEBUG), "--router", "by-ip")
+    assert list(doc["routers"]) == ["by-ip"] and doc["decisions"] == 2
+    run = arouter("replay", "-c", str(CONFIG), "--router", "nope", str(DEBUG))
+    assert run.code == 2 and "no connection router named 'nope'" in run.err
