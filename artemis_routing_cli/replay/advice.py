@@ -18,8 +18,25 @@ DEBUG_LOGGERS = (
 )
 
 
-def log4j2_lines(key_types: set[str]) -> list[str]:
-    """The lines that make the next replay of routers keyed by ``key_types`` complete."""
+#: the first version that reads etc/log4j2.properties (before: JBoss LogManager's etc/logging.properties)
+LOG4J2_FROM = (2, 27)
+
+
+def logging_file(version: tuple[int, int] | None) -> str:
+    return "etc/logging.properties" if version is not None and version < LOG4J2_FROM else "etc/log4j2.properties"
+
+
+def log4j2_lines(key_types: set[str], version: tuple[int, int] | None = None) -> list[str]:
+    """The lines that make the next replay of routers keyed by ``key_types`` complete, in the logging
+    configuration the broker ``version`` reads (log4j2 when it is not known)."""
+    if version is not None and version < LOG4J2_FROM:
+        lines = ["# arouter replay: each routing decision's key, cache answer and ready targets",
+                 f"# append ,{ROUTING} to the existing loggers= line, then:",
+                 f"logger.{ROUTING}.level=DEBUG"]
+        if key_types & {"USER_NAME", "ROLE_NAME"}:
+            lines += ["# or, for USER_NAME and ROLE_NAME only: the audit log's AMQ601715, instead of ERROR:",
+                      "logger.org.apache.activemq.audit.resource.level=INFO"]
+        return lines
     lines = ["# arouter replay: each routing decision's key, cache answer and ready targets"]
     for ident, name, _ in DEBUG_LOGGERS:
         lines += [f"logger.{ident}.name={name}", f"logger.{ident}.level=DEBUG"]

@@ -91,6 +91,14 @@ class Readiness:
 
 
 @dataclass(frozen=True, slots=True)
+class BrokerStarted:
+    """AMQ221001: the broker's version (which logging configuration it reads) and its own node id."""
+
+    version: tuple[int, int]
+    node_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Audit:
     """AMQ601715: who authenticated, with which roles, from where, on which connection."""
 
@@ -101,7 +109,7 @@ class Audit:
 
 
 Event = (Routed | KeyValue | RoleKey | LiveFilter | CacheAnswer | PolicyChoice | Readiness | Audit
-         | tuple[Readiness, ...])
+         | BrokerStarted | tuple[Readiness, ...])
 
 _CONN = r"\S*?\[ID=([^,\]]*), local= ?([^,\]]*), remote=([^\]]*)\]"
 _TARGET = r"(\w*Target) \[connector=(.*?), nodeID=([^\]\s,]*)\]"
@@ -122,6 +130,8 @@ _MONITOR = re.compile(rf"({_TARGET}) is (not )?ready")
 _MONITOR_ERROR = re.compile(rf"Error monitoring ({_TARGET})")
 _POOL = re.compile(r"Ready targets are \[.*\] / \[(.*)\] and quorumSize is \d+", re.S)
 _POOL_MONITOR = re.compile(rf"TargetMonitor \[target={_TARGET}, targetReady=(true|false)\]")
+_STARTED = re.compile(r"AMQ221001: Apache ActiveMQ Artemis Message Broker version (\d+)\.(\d+)[^\[]*"
+                      r"(?:\[.*nodeID=([^\]\s,]+).*)?", re.S)
 _AUDIT = re.compile(r"AMQ601715: User (.*)\(([^()]*)\)@(\S*) successfully authenticated(?: on connection (\S+))?\s*")
 
 
@@ -154,6 +164,9 @@ def parse_event(message: str, logger: str = "") -> Event | None:
         if m:
             return Routed(Conn("", "", m[1]), None, m[2], m[3], _unrepr(m[4]), serve_refusal=m[5])
         raise ValueError("an AMQ221086 line replay cannot read")
+    if head == "AMQ221001":
+        m = _STARTED.fullmatch(message)
+        return BrokerStarted((int(m[1]), int(m[2])), m[3]) if m else None
     if head == "AMQ601715":
         m = _AUDIT.fullmatch(message)
         if not m:

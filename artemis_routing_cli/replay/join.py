@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from .events import (
     Audit,
+    BrokerStarted,
     CacheAnswer,
     Conn,
     Event,
@@ -93,8 +94,15 @@ class Joiner:
         self.down: OrderedDict[str, Where] = OrderedDict()
         self.node_ids: OrderedDict[str, str] = OrderedDict()  # target name -> node id, learned from the logs
         self.learned = False  # node_ids changed since the caller last looked
+        self.broker_version: tuple[int, int] | None = None  # from the start-up line, when the log has it
 
     def feed(self, event: Event, thread: str, where: Where) -> Decision | None:
+        if isinstance(event, BrokerStarted):
+            self.broker_version = event.version
+            if event.node_id and self.node_ids.get(LOCAL_NAME) != event.node_id:
+                _put(self.node_ids, LOCAL_NAME, event.node_id)  # the broker's own node id: its local target's
+                self.learned = True
+            return None
         if isinstance(event, Routed):
             return self._decision(event, thread, where)
         if isinstance(event, Audit):

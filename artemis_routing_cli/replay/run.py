@@ -25,7 +25,7 @@ def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
             continue
         text = line.text
         if (pattern is None and text[:1] != "{" and "AMQ22108" not in text and "routing" not in text
-                and "AMQ601715" not in text):
+                and "AMQ601715" not in text and "AMQ221001" not in text):
             continue  # the known text layouts name the logger: no routing event here (a cheap look first)
         try:
             rec = read_line(text, layout, pattern)
@@ -57,6 +57,7 @@ def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
         if against is not None and verdict.kind != UNKEYED and verdict.router is not None:
             summary.add_against(decision, verdict, _after(against, decision, verdict.router))
     summary.node_ids = {k: v for k, v in joiner.node_ids.items() if k in replayer.target_names}
+    summary.broker_version = joiner.broker_version
     return summary
 
 

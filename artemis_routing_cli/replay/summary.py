@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..routing.transfer import ABSENT, Answer, Transfer
-from .advice import log4j2_lines
+from .advice import log4j2_lines, logging_file
 from .classify import DRIFT, REFUSED, UNKEYED, VERDICTS, Verdict
 from .join import Decision
 
@@ -37,6 +37,7 @@ class Summary:
     timeline_overflow: int = 0
     unkeyed_types: dict[str, str] = field(default_factory=dict)  # router -> key type
     node_ids: dict[str, str] = field(default_factory=dict)
+    broker_version: tuple[int, int] | None = None
     against: Transfer | None = None
     movers: list[dict[str, object]] = field(default_factory=list)
 
@@ -82,7 +83,7 @@ class Summary:
         return self.verdicts[DRIFT]
 
     def advice(self) -> list[str]:
-        return log4j2_lines(set(self.unkeyed_types.values())) if self.unkeyed_types else []
+        return log4j2_lines(set(self.unkeyed_types.values()), self.broker_version) if self.unkeyed_types else []
 
     def to_json(self) -> dict[str, object]:
         routers = {}
@@ -107,7 +108,9 @@ class Summary:
             "bad_lines": {"count": self.bad, "samples": self.bad_samples},
             "node_ids_from_logs": dict(sorted(self.node_ids.items())),
             "cannot_say": [{"router": r, "key_type": kt} for r, kt in sorted(self.unkeyed_types.items())],
+            "broker_version": ".".join(map(str, self.broker_version)) if self.broker_version else None,
             "log4j2_lines": self.advice(),
+            "logging_file": logging_file(self.broker_version),
         }
         if self.against is not None:
             t = self.against

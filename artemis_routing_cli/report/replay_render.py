@@ -69,7 +69,7 @@ def text_report(doc: dict[str, Any]) -> str:
     for c in doc["cannot_say"]:
         out.append(f"\n{c['router']}: the logs do not give its {c['key_type']} keys (INFO only)")
     if doc["log4j2_lines"]:
-        out += ["", "add to etc/log4j2.properties for a complete replay:"] + [f"  {x}" for x in doc["log4j2_lines"]]
+        out += ["", f"add to {doc['logging_file']} for a complete replay:"] + [f"  {x}" for x in doc["log4j2_lines"]]
     for b in doc["bad_lines"]["samples"]:
         out.append(f"bad line {b['file']}:{b['line']}: {b['why']}")
     against = _against_lines(doc)
@@ -99,7 +99,7 @@ def markdown_report(doc: dict[str, Any]) -> str:
         out += ["", "### The logs cannot say", ""]
         out += [f"- {_md(c['router'])}: its {c['key_type']} keys are not in an INFO-only log"
                 for c in doc["cannot_say"]]
-        out += ["", "Add to `etc/log4j2.properties`:", "", "```properties", *doc["log4j2_lines"], "```"]
+        out += ["", f"Add to `{doc['logging_file']}`:", "", "```properties", *doc["log4j2_lines"], "```"]
     against = _against_lines(doc)
     if against:
         out += ["", "### Against the new config", "", "```", *against, "```"]
@@ -147,7 +147,7 @@ def html_report(doc: dict[str, Any]) -> str:
     if doc["drift_timeline"]:
         out.append("<h2>Drift by minute</h2>" + timeline_svg(doc["drift_timeline"]))
     if doc["log4j2_lines"]:
-        out.append("<h2>The logs cannot say</h2><p>Add to etc/log4j2.properties:</p>"
+        out.append(f"<h2>The logs cannot say</h2><p>Add to {escape(doc['logging_file'])}:</p>"
                    f'<pre id="log4j2">{escape(chr(10).join(doc["log4j2_lines"]))}</pre>')
     against = _against_lines(doc)
     if against:

@@ -22,6 +22,9 @@ def test_info_only_keys_source_ip_and_says_what_it_cannot_key(version):
     assert reasons(doc, "by-user") == {("unkeyed", "INFO only"): 4}
     assert {c["router"]: c["key_type"] for c in doc["cannot_say"]} == {"by-cid": "CLIENT_ID", "by-user": "USER_NAME"}
     lines = doc["log4j2_lines"]
+    if version == "2.21.0":  # JBoss logging: test_the_lines_to_add_follow_the_logging_the_brokers_version_reads
+        assert doc["logging_file"] == "etc/logging.properties"
+        return
     assert "logger.arouter_key.name=org.apache.activemq.artemis.core.server.routing.KeyResolver" in lines
     assert "logger.arouter_key.level=DEBUG" in lines
     assert "logger.audit_resource.level = INFO" in lines  # USER_NAME: the audit log would do as well
@@ -66,3 +69,13 @@ def test_the_readmes_sample_is_the_2_40_recording():
     assert (samples / "broker.xml").read_bytes() == (DATA / "broker.xml").read_bytes()
     for part in ("debug/artemis.log", "debug/audit.log", "info/artemis.log"):
         assert (samples / part).read_bytes() == (DATA / "2.40.0" / part).read_bytes()
+
+
+def test_the_lines_to_add_follow_the_logging_the_brokers_version_reads():
+    # 2.21 reads JBoss LogManager's etc/logging.properties: the same loggers in its syntax
+    old = replay_json(str(DATA / "2.21.0" / "info"), code=0)
+    assert (old["broker_version"], old["logging_file"]) == ("2.21", "etc/logging.properties")
+    assert "logger.org.apache.activemq.artemis.core.server.routing.level=DEBUG" in old["log4j2_lines"]
+    assert "logger.org.apache.activemq.audit.resource.level=INFO" in old["log4j2_lines"]
+    new = replay_json(str(DATA / "2.31.2" / "info"), code=0)
+    assert (new["broker_version"], new["logging_file"]) == ("2.31", "etc/log4j2.properties")
