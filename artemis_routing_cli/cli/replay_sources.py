@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -48,8 +49,9 @@ def lines_of(path: str) -> Iterator[Line]:
         while True:
             try:
                 raw = f.readline(MAX_LINE + 1)
-            except (OSError, EOFError, gzip.BadGzipFile) as exc:
-                raise UsageError(f"{path}: cannot read on after line {number}: {exc}") from None
+            except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+                yield Line(path, number + 1, "", error=f"cannot read on: {exc}")  # counted bad; the next file goes on
+                return
             if not raw:
                 return
             number += 1

@@ -42,6 +42,7 @@ class Line:
     number: int
     text: str
     too_long: bool = False
+    error: str | None = None  # the input could not be read on from here (a truncated gzip): its last line
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,9 @@ def replay(lines: Iterable[Line], replayer: Replayer, *, layout: str = "auto",
     joiner = Joiner()
     for line in lines:
         summary.lines += 1
+        if line.error is not None:
+            summary.bad_line(line.source, line.number, line.error, line.text)
+            continue
         if line.too_long:
             summary.bad_line(line.source, line.number, "longer than the line bound", line.text)
             continue

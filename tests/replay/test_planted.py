@@ -171,3 +171,16 @@ def test_role_name_is_keyed_from_the_audit_roles_in_the_brokers_order(tmp_path):
     # amq, not admins: the config says refuse, while the broker (then keyed by USER_NAME) kept her local
     assert ("amq", "local", "REFUSED_USE_ANOTHER", "") in keyed
     assert all(k[3] in ("audit", "") for k in keyed) and run.code == 1
+
+
+def test_a_truncated_gzip_is_read_up_to_where_it_breaks_and_counted_bad(tmp_path):
+    import gzip
+    import json
+
+    data = gzip.compress(REAL.read_bytes())
+    (tmp_path / "artemis.log.1.gz").write_bytes(data[: len(data) * 2 // 3])
+    run = arouter("replay", "-c", str(CONFIG), "-f", "json", str(tmp_path / "artemis.log.1.gz"))
+    assert run.code == 0 and "Traceback" not in run.err, run.err
+    doc = json.loads(run.out)
+    assert doc["bad_lines"]["count"] == 1 and doc["bad_lines"]["samples"][0]["why"].startswith("cannot read on")
+    assert 0 < doc["decisions"] < 11 and doc["lines"] > 1
