@@ -103,3 +103,12 @@ def test_router_option_keeps_only_that_routers_connections():
     assert list(doc["routers"]) == ["by-ip"] and doc["decisions"] == 2
     run = arouter("replay", "-c", str(CONFIG), "--router", "nope", str(DEBUG))
     assert run.code == 2 and "no connection router named 'nope'" in run.err
+
+
+def test_broker_properties_over_the_config_are_what_replay_checks(tmp_path):
+    props = tmp_path / "broker.properties"
+    props.write_text("connectionRouters.by-user.localTargetFilter=alice|bob\n")
+    doc = replay_json(str(DATA / "2.40.0" / "debug"), "--properties", str(props), code=1)
+    # bob (twice) was refused by the running broker; the config with these properties keeps him local
+    assert [(s["key"], s["actual"], s["expected"]) for s in doc["samples"]["drift:"]] == [
+        ("bob", "REFUSED", "local"), ("bob", "REFUSED", "local")]
