@@ -7,6 +7,14 @@ from html import escape
 from typing import Any
 
 VERDICT_ORDER = ("agrees", "explained", "drift", "unkeyed")
+# C0 and C1 controls but the report's own line ends (a log is untrusted text: no terminal escape
+# reaches the reader's screen; a log line holds no line end)
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != 0x0A}
+
+
+def safe(text: str) -> str:
+    """``text`` with control characters written as ``\\xNN``."""
+    return text.translate(_CONTROLS)
 
 
 def _headline(doc: dict[str, Any]) -> str:
@@ -50,6 +58,10 @@ def _against_lines(doc: dict[str, Any]) -> list[str]:
 
 
 def text_report(doc: dict[str, Any]) -> str:
+    return safe(_text_report(doc))
+
+
+def _text_report(doc: dict[str, Any]) -> str:
     out = [_headline(doc), ""]
     head = ["router", "broker sent to", "config says", "connections"]
     rows = _rows(doc)
@@ -83,6 +95,10 @@ def _md(text: str) -> str:
 
 
 def markdown_report(doc: dict[str, Any]) -> str:
+    return safe(_markdown_report(doc))
+
+
+def _markdown_report(doc: dict[str, Any]) -> str:
     out = ["## arouter replay", "", _headline(doc) + ".", "",
            "| router | broker sent to | config says | connections |", "|---|---|---|---:|"]
     out += ["| " + " | ".join(_md(x) for x in row) + " |" for row in _rows(doc)]
@@ -128,6 +144,10 @@ def timeline_svg(timeline: list[dict[str, Any]]) -> str:
 
 
 def html_report(doc: dict[str, Any]) -> str:
+    return safe(_html_report(doc))
+
+
+def _html_report(doc: dict[str, Any]) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<title>arouter replay</title>",
            f"<style>{_STYLE}</style></head><body>", "<h1>arouter replay</h1>",
            f'<p id="headline">{escape(_headline(doc))}.</p>']

@@ -72,3 +72,17 @@ def test_hostile_keys_are_escaped_in_the_html_report():
              f"{t0} [a] INFO  [{R}] AMQ221085: Route {conn(1).replace('61783', '61781')} to {SELF}"]
     page = html_report(run(texts).to_json())
     assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_terminal_escapes_in_keys_never_reach_the_table_or_markdown():
+    from artemis_routing_cli.report.replay_render import markdown_report, text_report
+
+    t0 = "2026-12-08 00:00:00,000"
+    key = "evil\x1b[2J\x07\x9b"
+    texts = [f"{t0} [a] DEBUG [{R}.routing.KeyResolver] keyValue for CLIENT_ID: {key}",
+             f"{t0} [a] INFO  [{R}] AMQ221085: Route {conn(1).replace('61783', '61781')} to "
+             f"{SELF.replace('name=self', 'name=nowhere')}"]
+    doc = run(texts).to_json()
+    for page in (text_report(doc), markdown_report(doc)):
+        assert "\x1b" not in page and "\x07" not in page and "\x9b" not in page
+        assert "evil\\x1b[2J\\x07\\x9b" in page
