@@ -26,6 +26,17 @@ def logging_file(version: tuple[int, int] | None) -> str:
     return "etc/logging.properties" if version is not None and version < LOG4J2_FROM else "etc/log4j2.properties"
 
 
+#: a pattern with the thread, so that interleaved decisions' DEBUG lines keep apart (replay --pattern reads it)
+THREAD_PATTERN = "%d %-5level [%logger] [%t] %msg%n"
+
+
+def thread_lines() -> list[str]:
+    """What to change when DEBUG lines of concurrent decisions interleave: the thread in the pattern."""
+    return ["# decisions interleave: add the thread to the pattern, then replay with --pattern '"
+            + THREAD_PATTERN + "'",
+            f"appender.log_file.layout.pattern = {THREAD_PATTERN}"]
+
+
 def log4j2_lines(key_types: set[str], version: tuple[int, int] | None = None) -> list[str]:
     """The lines that make the next replay of routers keyed by ``key_types`` complete, in the logging
     configuration the broker ``version`` reads (log4j2 when it is not known)."""

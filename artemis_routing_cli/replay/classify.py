@@ -32,6 +32,8 @@ from .join import LOCAL_NAME, Decision, Where, target_name
 AGREES, EXPLAINED, DRIFT, UNKEYED = "agrees", "explained", "drift", "unkeyed"
 VERDICTS = (AGREES, EXPLAINED, DRIFT, UNKEYED)
 REFUSED = "REFUSED"
+#: why a decision is unkeyed when its DEBUG lines interleave with another's (no %t in the layout)
+INTERLEAVED = "interleaved DEBUG lines (no thread in the layout)"
 #: keys remembered per router with a cache (the answer the cache keeps for them); oldest forgotten first
 MAX_REMEMBERED = 1_000_000
 _ANY_READY = ("ROUND_ROBIN", "LEAST_CONNECTIONS")
@@ -175,6 +177,12 @@ class Replayer:
         r = d.routed
         if r.key is not None and r.router is not None:  # serve: the key after the key-filter
             return "serve", "key", r.key
+        if d.ambiguous:  # the DEBUG lines may be another connection's: only the route line's own facts
+            if kt == "SOURCE_IP" and r.conn is not None and r.conn.remote:
+                return "remote address", "remote", r.conn.remote.strip()
+            if kt in ("USER_NAME", "ROLE_NAME") and d.audit is not None and d.audit.conn_id:
+                return ("audit", "USER_NAME", d.audit.user) if kt == "USER_NAME" else ("audit", "roles", d.audit.roles)
+            return INTERLEAVED
         if d.key_seen and d.key_type == kt and kt != "ROLE_NAME":
             return "debug", kt, d.key
         if kt == "ROLE_NAME" and d.key_seen and d.key_type == "ROLE_NAME":

@@ -55,6 +55,7 @@ class Pending:
     cache_ready: bool | None = None
     candidates: tuple[TargetText, ...] | None = None
     filters: list[LiveFilter] = field(default_factory=list)
+    ambiguous: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,7 @@ class Decision:
     candidates: tuple[TargetText, ...] | None  # the ready targets the policy chose from
     filters: tuple[LiveFilter, ...]
     down: tuple[tuple[str, Where], ...]  # targets a line last said were not ready, and that line
+    ambiguous: bool = False  # its DEBUG lines may be another decision's (interleaved, no thread in the layout)
 
     @property
     def debug(self) -> bool:
@@ -95,6 +97,8 @@ class Joiner:
         self.node_ids: OrderedDict[str, str] = OrderedDict()  # target name -> node id, learned from the logs
         self.learned = False  # node_ids changed since the caller last looked
         self.broker_version: tuple[int, int] | None = None  # from the start-up line, when the log has it
+        self.interleaved = 0  # decisions whose DEBUG lines overlapped another's
+        self.owed = 0
 
     def feed(self, event: Event, thread: str, where: Where) -> Decision | None:
         if isinstance(event, BrokerStarted):
@@ -120,12 +124,17 @@ class Joiner:
                     _put(self.down, name, where)
             return None
         p = self.pending.get(thread)
-        if isinstance(event, KeyValue):
-            p = Pending(event.key_type, event.value, True)  # a new decision starts with its key
-            _put(self.pending, thread, p)
-            return None
-        if isinstance(event, RoleKey):
-            p = Pending("ROLE_NAME", event.role, True, event.role, True)
+        if isinstance(event, (KeyValue, RoleKey)):
+            # a new decision starts with its key; one whose key came before and whose route line has not
+            # come yet means two decisions interleave on lines without a thread: neither key can be trusted
+            overlap = p is not None and p.key_seen
+            if overlap:
+                self.interleaved += 1
+                self.owed += 1  # the route line that finds no pending decision is the other one
+            if isinstance(event, KeyValue):
+                p = Pending(event.key_type, event.value, True, ambiguous=overlap)
+            else:
+                p = Pending("ROLE_NAME", event.role, True, event.role, True, ambiguous=overlap)
             _put(self.pending, thread, p)
             return None
         if p is None:
@@ -153,7 +162,10 @@ class Joiner:
                 self.learned = True
 
     def _decision(self, routed: Routed, thread: str, where: Where) -> Decision:
-        p = self.pending.pop(thread, None) or Pending()
+        p = self.pending.pop(thread, None)
+        if p is None:
+            p = Pending(ambiguous=self.owed > 0)
+            self.owed = max(self.owed - 1, 0)
         conn: Conn | None = routed.conn
         audit = None
         if conn is not None and conn.id:
@@ -164,7 +176,8 @@ class Joiner:
             self._learn(routed.target)
             self.down.pop(target_name(routed.target), None)
         return Decision(where, routed, p.key_type, p.key, p.key_seen, p.role, p.role_seen, audit,
-                        p.cache_node, p.cache_ready, p.candidates, tuple(p.filters), tuple(self.down.items()))
+                        p.cache_node, p.cache_ready, p.candidates, tuple(p.filters), tuple(self.down.items()),
+                        p.ambiguous)
 
 
 def _put(d: OrderedDict, key: str, value: object) -> None:

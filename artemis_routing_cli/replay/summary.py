@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..routing.transfer import ABSENT, Answer, Transfer
-from .advice import log4j2_lines, logging_file
-from .classify import DRIFT, REFUSED, UNKEYED, VERDICTS, Verdict
+from .advice import log4j2_lines, logging_file, thread_lines
+from .classify import DRIFT, INTERLEAVED, REFUSED, UNKEYED, VERDICTS, Verdict
 from .join import Decision
 
 #: samples kept per verdict and reason, bad lines sampled, movers sampled
@@ -38,6 +38,7 @@ class Summary:
     unkeyed_types: dict[str, str] = field(default_factory=dict)  # router -> key type
     node_ids: dict[str, str] = field(default_factory=dict)
     broker_version: tuple[int, int] | None = None
+    interleaved: bool = False
     against: Transfer | None = None
     movers: list[dict[str, object]] = field(default_factory=list)
 
@@ -57,7 +58,10 @@ class Summary:
             cell = (router, OTHER, v.expected or "?")  # a log may name any number of targets
         self.targets[cell] += 1
         if v.kind == UNKEYED and v.key_type is not None:
-            self.unkeyed_types[router] = v.key_type
+            if v.reason == INTERLEAVED:
+                self.interleaved = True
+            else:
+                self.unkeyed_types[router] = v.key_type
         if v.kind == DRIFT:
             minute = d.where.time[:16]
             if minute in self.timeline or len(self.timeline) < MAX_BUCKETS:
@@ -83,7 +87,10 @@ class Summary:
         return self.verdicts[DRIFT]
 
     def advice(self) -> list[str]:
-        return log4j2_lines(set(self.unkeyed_types.values()), self.broker_version) if self.unkeyed_types else []
+        lines = log4j2_lines(set(self.unkeyed_types.values()), self.broker_version) if self.unkeyed_types else []
+        if self.interleaved and (self.broker_version is None or self.broker_version >= (2, 27)):
+            lines += thread_lines()
+        return lines
 
     def to_json(self) -> dict[str, object]:
         routers = {}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from artemis_routing_cli.config import LoadOptions, load
 from artemis_routing_cli.replay import join, summary
+from artemis_routing_cli.replay.advice import THREAD_PATTERN
 from artemis_routing_cli.replay.classify import Replayer
 from artemis_routing_cli.replay.events import Audit
-from artemis_routing_cli.replay.layout import Line, compile_pattern
+from artemis_routing_cli.replay.layout import Line, compile_pattern, read_line
 from artemis_routing_cli.replay.run import replay
 from artemis_routing_cli.report.replay_render import html_report
 from artemis_routing_cli.routing.targets import TargetState
@@ -36,10 +37,22 @@ def test_debug_lines_of_two_threads_interleaved_go_with_their_own_route_lines():
              f"{t0} [t1] INFO  [{R}] AMQ221085: Route {conn(1)} to LocalTarget [connector=null, nodeID=n]"]
     doc = run(texts).to_json()
     assert doc["counts"] == {"agrees": 2, "explained": 0, "drift": 0, "unkeyed": 0}
-    # the same lines on one thread: bob's key line starts a new decision over alice's, and alice's
-    # route line comes with no key at all
+    # the same lines on one thread (a layout without %t): bob's key line comes before alice's route
+    # line, so neither route line's key can be trusted; replay says so and how to keep them apart
     one = [t.replace("[t1]", "[t0]").replace("[t2]", "[t0]") for t in texts]
-    assert run(one).to_json()["counts"] == {"agrees": 1, "explained": 0, "drift": 0, "unkeyed": 1}
+    doc = run(one).to_json()
+    assert doc["counts"] == {"agrees": 0, "explained": 0, "drift": 0, "unkeyed": 2}
+    assert reasons_of(doc) == {("unkeyed", "interleaved DEBUG lines (no thread in the layout)"): 2}
+    assert "appender.log_file.layout.pattern = %d %-5level [%logger] [%t] %msg%n" in doc["log4j2_lines"]
+    assert doc["cannot_say"] == []
+    # ... and that pattern is one --pattern reads, thread and all
+    rec = read_line("2026-12-08 00:00:00,000 DEBUG [org.x] [Thread-7 (activemq-netty-threads)] keyValue for X: y",
+                    pattern=compile_pattern(THREAD_PATTERN))
+    assert rec is not None and (rec.thread, rec.message) == ("Thread-7 (activemq-netty-threads)", "keyValue for X: y")
+
+
+def reasons_of(doc: dict) -> dict:
+    return {(x["verdict"], x["reason"]): x["count"] for r in doc["routers"].values() for x in r["reasons"]}
 
 
 def test_the_joiners_maps_stay_bounded(monkeypatch):
