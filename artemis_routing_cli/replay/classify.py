@@ -27,7 +27,7 @@ from ..config.model import BrokerConfig
 from ..routing.keys import Connection
 from ..routing.router import OK, Router, RouteResult, build_routers
 from ..routing.targets import TargetState
-from .join import LOCAL_NAME, Decision, Where, target_name
+from .join import LOCAL_NAME, Decision, target_name
 
 AGREES, EXPLAINED, DRIFT, UNKEYED = "agrees", "explained", "drift", "unkeyed"
 VERDICTS = (AGREES, EXPLAINED, DRIFT, UNKEYED)
@@ -80,7 +80,8 @@ class Replayer:
         self._variants: dict[tuple[str, frozenset[str]], Router] = {}
         self._memo: dict[tuple[int, str, object], RouteResult] = {}
         self._acceptor_of: dict[str, str | None] = {}
-        self.memory: dict[str, OrderedDict[str, tuple[str, Where]]] = {}
+        # key -> (the broker's target, file, line) of the latest decision: small tuples, the file's name shared
+        self.memory: dict[str, OrderedDict[str, tuple[str, str, int]]] = {}
         self.acceptors = [(a.url.host, a.url.port, a.router) for a in cfg.acceptors if a.router]
         self._build()
         self.target_names = {LOCAL_NAME} | {t.name for r in self.routers.values() if r.pool is not None
@@ -235,7 +236,7 @@ class Replayer:
         if router.cache is not None or self._has_cache(name):
             seen = self.memory.get(name, {}).get(res.key_value)
             if seen is not None and seen[0] == actual:
-                return verdict(EXPLAINED, "cache-hit", f"cached by the decision at {seen[1]}")
+                return verdict(EXPLAINED, "cache-hit", f"cached by the decision at {seen[1]}:{seen[2]}")
         if down:
             other = self.variant(name, down)
             res2 = self.answer(other, spec[1], spec[2])  # type: ignore[index]
@@ -279,7 +280,7 @@ class Replayer:
         if not self._has_cache(router.name) or actual in (REFUSED, LOCAL_NAME) or res.key_value is None:
             return
         mem = self.memory.setdefault(router.name, OrderedDict())
-        mem[res.key_value] = (actual, d.where)
+        mem[res.key_value] = (actual, d.where.source, d.where.line)
         mem.move_to_end(res.key_value)
         if len(mem) > MAX_REMEMBERED:
             mem.popitem(last=False)
