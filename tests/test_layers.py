@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("linting", ("linting", "redact", "redact_output")),
     ("verdict", ("verdict",)),  # the broker's deploy verdict, from linting's findings
     ("diffing", ("diffing",)),  # arouter diff's pure core
+    ("replay", ("replay",)),  # arouter replay's pure core: broker logs against the engine
     ("protocols", ("protocols",)),  # sans-IO codecs
     ("report", ("report",)),  # shells from here on
     ("probe", ("probe",)),

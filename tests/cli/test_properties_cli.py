@@ -81,7 +81,7 @@ def test_explain_says_where_each_value_came_from() -> None:
 
 
 def test_every_command_takes_the_properties_options() -> None:
-    for command in ("validate", "simulate", "probe", "serve", "analyze"):
+    for command in ("validate", "simulate", "probe", "serve", "analyze", "replay"):
         run = arouter(command, "--help")
         assert run.code == 0, run.err
         for option in ("--properties", "--cr", "--ordinal"):
