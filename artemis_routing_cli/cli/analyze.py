@@ -54,6 +54,8 @@ def analyze_command(
     targets: Optional[str] = opt.TARGETS,
     sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
+    broker_home: Optional[str] = opt.BROKER_HOME,
+    no_broker_home: bool = opt.NO_BROKER_HOME,
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
     define: Optional[list[str]] = opt.DEFINE,
     ignore_invalid: bool = opt.IGNORE_INVALID,
@@ -82,6 +84,10 @@ def analyze_command(
     keys) are checked before Spark starts.
     """
     # Everything that can be checked is checked before Spark's 10-20 s start-up.
+    from .broker_home import resolve_home, version_for
+
+    home = resolve_home(broker_home, no_broker_home)
+    broker_version = version_for(home, broker_version)
     if fmt not in SUMMARY_FORMATS:
         raise UsageError(f"--format {fmt!r}: choose {', '.join(SUMMARY_FORMATS)}")
     if engine not in ("auto", "jvm", "pandas"):

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, SHOW_VALUES_HELP
+from .validate_options import (
+    BROKER_HOME_HELP,
+    CR_HELP,
+    NO_BROKER_HOME_HELP,
+    ORDINAL_HELP,
+    PROPERTIES_HELP,
+    SHOW_VALUES_HELP,
+)
 
 NODE_ID = typer.Option(None, "--node-id", metavar="TARGET=ID", help="Node id (broker UUID) of a target (repeat).")
 DOWN = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat).")
@@ -18,3 +25,5 @@ PROPERTIES = typer.Option(None, "--properties", metavar="PATH[,PATH...]", help=P
 CR = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP)
 ORDINAL = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP)
 SHOW_VALUES = typer.Option(False, "--show-values", help=SHOW_VALUES_HELP)
+BROKER_HOME = typer.Option(None, "--broker-home", metavar="DIR", help=BROKER_HOME_HELP)
+NO_BROKER_HOME = typer.Option(False, "--no-broker-home", help=NO_BROKER_HOME_HELP)

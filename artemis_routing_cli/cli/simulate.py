@@ -32,6 +32,8 @@ def simulate_command(
                                                   "order (Java HashSet order of the names), not as given."),
     sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
+    broker_home: Optional[str] = opt.BROKER_HOME,
+    no_broker_home: bool = opt.NO_BROKER_HOME,
     node_id: Optional[list[str]] = opt.NODE_ID,
     down: Optional[list[str]] = opt.DOWN,
     connections: Optional[list[str]] = opt.CONNECTIONS,
@@ -65,6 +67,10 @@ def simulate_command(
                                           help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
 ) -> None:
     """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
+    from .broker_home import resolve_home, version_for
+
+    home = resolve_home(broker_home, no_broker_home)
+    broker_version = version_for(home, broker_version)
     cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values)
     if address is not None:
         from .simulate_flow import run_flow
