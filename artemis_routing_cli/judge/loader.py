@@ -70,6 +70,26 @@ def parse_output(text: str) -> LoaderVerdict:
                      "on their protocol)")
 
 
+def run_batch(home: BrokerHome, items: Sequence[tuple[str, str]], defines: Mapping[str, str] | None = None,
+              *, timeout: float | None = None) -> list[LoaderVerdict]:
+    """The loader's verdict on each (broker.xml, properties list) in one JVM."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".list", delete=False) as fh:
+        for xml, props in items:
+            if "\t" in xml or "\n" in xml or "\t" in props or "\n" in props:
+                raise UsageError(f"{xml!r}: a path with a tab or line break cannot go to the broker's loader")
+            fh.write(f"{Path(xml).resolve()}\t{props}\n")
+    try:
+        text = run_driver(home, ["batch", fh.name], java_properties(dict(defines or {})), timeout=timeout)
+    finally:
+        os.unlink(fh.name)
+    chunks = text.split("FILE\t")[1:]
+    if len(chunks) != len(items):
+        raise UsageError(f"the broker's loader judged {len(chunks)} of {len(items)} files")
+    return [parse_output(chunk) for chunk in chunks]
+
+
 def properties_spec(xml_path: str, paths: Sequence[str], defines: Mapping[str, str]) -> str:
     """The ``broker.properties`` list the broker would read, as arouter reads it: the system property,
     else ``--properties``, else broker.properties beside broker.xml; "" for none."""
@@ -100,7 +120,7 @@ def _short(message: str) -> str:
 def judge_findings(verdict: LoaderVerdict, home: BrokerHome, path: str, arouter_findings: Sequence[Diagnostic],
                    locate: object = None) -> list[Diagnostic]:
     """AR004 for the broker's refusal and AR005 where arouter's verdict differs. ``locate``: a callable
-    (element local name, router name) -> (file, line, column) or None."""
+    (element local name, kind, name) -> (file, line, column) or None."""
     from ..rules import all_rules
 
     metas = all_rules()
@@ -111,11 +131,12 @@ def judge_findings(verdict: LoaderVerdict, home: BrokerHome, path: str, arouter_
     if not verdict.starts:
         m = _SAX_ELEMENT.search(verdict.message)
         element = next((g for g in m.groups() if g), None) if m else None
+        kind = "divert" if verdict.stage == "diverts" else "connection-router"
         if callable(locate):
-            found = locate(element, verdict.router or None)
+            found = locate(element, kind, verdict.router or None)
             if found is not None:
                 where = found
-        router = f" (connection router {verdict.router})" if verdict.router else ""
+        router = f" ({kind.replace('-', ' ')} {verdict.router})" if verdict.router else ""
         meta = metas["AR004"]
         out.append(Diagnostic("AR004", meta.severity, meta.category,
                               f"{who} refuses this file at {verdict.stage}{router}: {verdict.error}: "
@@ -152,8 +173,9 @@ def judge_report(report: object, path: str, home: BrokerHome, defines: Mapping[s
 
 
 def _locator(path: str, defines: Mapping[str, str], environ: Mapping[str, str] | None) -> object:
-    """(element name, router name) -> (file, line, column) of the first such element, the router, or None."""
-    def locate(element: str | None, router: str | None) -> tuple[str, int, int] | None:
+    """(element name, kind, name) -> (file, line, column) of the first such element, else of the named
+    router or divert (``kind``), or None."""
+    def locate(element: str | None, kind: str, name: str | None) -> tuple[str, int, int] | None:
         from ..config import LoadOptions, load_document
         from ..errors import ArouterError
 
@@ -166,8 +188,7 @@ def _locator(path: str, defines: Mapping[str, str], environ: Mapping[str, str] |
                 continue
             local = el.tag.rpartition("}")[2]
             if (element is not None and local == element) or \
-                    (element is None and router is not None and local == "connection-router"
-                     and el.get("name") == router):
+                    (element is None and name is not None and local == kind and el.get("name") == name):
                 pos = doc.locator.locate(el)
                 return pos.file, pos.line, pos.column
         return None

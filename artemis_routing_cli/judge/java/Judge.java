@@ -48,6 +48,7 @@ public final class Judge {
 
    public static void main(String[] args) throws Exception {
       out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8");
+      System.setOut(System.err); // the broker's log lines go to stderr: stdout holds only the records
       Properties defined = new Properties();
       defined.load(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
       for (String name : defined.stringPropertyNames()) {
@@ -55,8 +56,15 @@ public final class Judge {
       }
       if (args.length >= 2 && args[0].equals("load")) {
          load(args[1], args.length > 2 ? args[2] : "");
+      } else if (args.length == 2 && args[0].equals("batch")) {
+         // one JVM for many files: LIST holds a line per file, BROKER.XML TAB PROPERTIES
+         for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get(args[1]), StandardCharsets.UTF_8)) {
+            String[] parts = line.split("\t", -1);
+            out.println("FILE\t" + clean(parts[0]));
+            load(parts[0], parts.length > 1 ? parts[1] : "");
+         }
       } else {
-         System.err.println("usage: load BROKER.XML [PROPERTIES]");
+         System.err.println("usage: load BROKER.XML [PROPERTIES] | batch LIST");
          System.exit(64);
       }
       System.exit(0);
@@ -89,9 +97,7 @@ public final class Judge {
          deployment.addDeployable(configuration);
          deployment.readConfiguration();
          stage = "properties";
-         if (!properties.isEmpty()) {
-            configuration.parseProperties(properties);
-         }
+         configuration.parseProperties(properties.isEmpty() ? null : properties);
          out.println("STATUS\t" + clean(configuration.getStatus()));
          stage = "routers";
          ScheduledExecutorService scheduled = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -110,9 +116,44 @@ public final class Judge {
             }
             out.println("ROUTER\t" + clean(router));
          }
+         stage = "diverts";
+         router = "";
+         // ActiveMQServerImpl.deployDivert builds each divert's filter (FilterImpl.createFilter) as it starts
+         for (org.apache.activemq.artemis.core.config.DivertConfiguration divert : configuration.getDivertConfigurations()) {
+            router = divert.getName();
+            org.apache.activemq.artemis.core.filter.impl.FilterImpl.createFilter(divert.getFilterString());
+         }
+         stage = "acceptors";
+         router = "";
+         checkAcceptors(configuration);
          out.println("VERDICT\tstarts");
       } catch (Throwable error) {
          refuse(stage, router, error);
+      }
+   }
+
+   /**
+    * What NettyAcceptor.startServerChannels throws before a byte goes on the network: a port out of range
+    * (InetSocketAddress refuses it; createUnresolved checks the same without resolving), and the host
+    * "null" a URL java.net.URI cannot read leaves (it never resolves, so the bind fails). Other host names
+    * are not resolved here (that is the network); RemotingServiceImpl's first failure stops the broker.
+    */
+   private static void checkAcceptors(FileConfiguration configuration) throws Exception {
+      for (TransportConfiguration acceptor : configuration.getAcceptorConfigurations()) {
+         if (acceptor.getFactoryClassName() == null || !acceptor.getFactoryClassName().contains("Netty")) {
+            continue;
+         }
+         java.util.Map<String, Object> params = acceptor.getParams();
+         Object host = params.getOrDefault("host", "0.0.0.0");
+         Object port = params.getOrDefault("port", 61616);
+         int number = port instanceof Number ? ((Number) port).intValue() : Integer.parseInt(String.valueOf(port).trim());
+         for (String h : String.valueOf(host).split(",")) {
+            java.net.InetSocketAddress.createUnresolved(h.trim(), number);
+            if (h.trim().equals("null")) {
+               throw new java.net.UnknownHostException("acceptor " + acceptor.getName() + ": host null does not resolve: "
+                                                          + "the bind fails (failedToBind)");
+            }
+         }
       }
    }
 
