@@ -1,0 +1,132 @@
+"""``--broker-home`` on the command line: the installation's version, its whole-file schema, its loader, and
+every bad input as one plain line with exit 2. Uses the real Artemis 2.40.0 distribution (tests/artemis_dist.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.artemis_dist import artemis_home
+from tests.cli.helpers import arouter
+from tests.real_clients import need
+
+TYPO = """<configuration xmlns="urn:activemq">
+  <core xmlns="urn:activemq:core">
+    <jornal-type>NIO</jornal-type>
+    <address-settings>
+      <address-setting match="#"><max-siz-bytes>1</max-siz-bytes></address-setting>
+    </address-settings>
+  </core>
+</configuration>
+"""
+CLEAN = TYPO.replace("jornal-type", "journal-type").replace("max-siz-bytes", "max-size-bytes")
+
+
+@pytest.fixture(scope="module")
+def home() -> Path:
+    return artemis_home("2.40.0")
+
+
+@pytest.fixture(scope="module")
+def jdk() -> None:
+    need(shutil.which("javac") is not None, "a JDK (javac) for the broker's loader")
+
+
+def _file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "broker.xml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_without_a_broker_home_a_typo_outside_the_routing_sections_deploys_and_the_report_says_why(
+        tmp_path: Path) -> None:
+    path = _file(tmp_path, TYPO)
+    run = arouter("validate", "--no-broker-home", str(path))
+    assert run.code == 0
+    assert "not checked: elements outside the routing sections" in run.out and "--broker-home" in run.out
+    doc = json.loads(arouter("validate", "--no-broker-home", "-f", "json", str(path)).out)
+    assert doc["files"][0]["broker"] == "deploys"
+    assert doc["coverage"]["checked"] == "routing-sections" and "--broker-home" in doc["coverage"]["hint"]
+    sarif = json.loads(arouter("validate", "--no-broker-home", "-f", "sarif", str(path)).out)
+    run0 = sarif["runs"][0]
+    assert run0["properties"]["coverage"]["checked"] == "routing-sections"
+    assert "--broker-home" in run0["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_the_whole_file_schema_and_the_loader_refuse_a_typo_anywhere(tmp_path: Path, home: Path, jdk: None) -> None:
+    path = _file(tmp_path, TYPO)
+    doc = json.loads(arouter("validate", "--broker-home", str(home), "-f", "json", str(path)).out)
+    found = {(d["rule"], d["line"], d["column"]) for d in doc["files"][0]["diagnostics"]}
+    assert ("AR107", 3, 5) in found and ("AR107", 5, 34) in found  # both typos, each at its element
+    assert ("AR004", 3, 5) in found  # the broker's own loader refuses at the first
+    assert "AR005" not in {r for r, _, _ in found}  # arouter and the broker agree
+    assert doc["files"][0]["broker"] == "refuses-to-start" and doc["summary"]["exit_code"] == 1
+    assert doc["coverage"] == {"checked": "whole-file", "broker_home": f"Artemis 2.40.0 at {home.resolve()}",
+                               "broker_loader": True}
+    text = arouter("validate", "--broker-home", str(home), str(path)).out
+    assert "did you mean <journal-type>?" in text and "did you mean <max-size-bytes>?" in text
+
+
+def test_a_clean_file_deploys_on_both_judges(tmp_path: Path, home: Path, jdk: None) -> None:
+    run = arouter("validate", "--broker-home", str(home), str(_file(tmp_path, CLEAN)))
+    assert run.code == 0, run.out + run.err
+    assert "checked: the whole file against Artemis 2.40.0" in run.out and "its own loader" in run.out
+
+
+def test_artemis_home_is_used_and_said_and_no_broker_home_ignores_it(tmp_path: Path, home: Path, jdk: None) -> None:
+    path = _file(tmp_path, TYPO)
+    run = arouter("validate", str(path), env={"ARTEMIS_HOME": str(home)})
+    assert run.code == 1 and "AR107" in run.out
+    assert "Artemis 2.40.0" in run.err and "$ARTEMIS_HOME" in run.err
+    run = arouter("validate", "--no-broker-home", str(path), env={"ARTEMIS_HOME": str(home)})
+    assert run.code == 0 and run.err == ""
+
+
+def test_an_artemis_home_without_a_broker_is_not_used(tmp_path: Path) -> None:
+    run = arouter("validate", str(_file(tmp_path, TYPO)), env={"ARTEMIS_HOME": str(tmp_path)})
+    assert run.code == 0 and run.err == ""
+
+
+def _one_line(run) -> str:
+    assert run.code == 2 and run.out == ""
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in run.err
+    return lines[0]
+
+
+def test_bad_broker_homes_are_one_line_and_exit_2(tmp_path: Path, home: Path) -> None:
+    path = str(_file(tmp_path, CLEAN))
+    assert "no Artemis installation there" in _one_line(arouter("validate", "--broker-home", str(tmp_path), path))
+    assert "no such directory" in _one_line(arouter("validate", "--broker-home", str(tmp_path / "nope"), path))
+    instance = tmp_path / "inst"
+    (instance / "etc").mkdir(parents=True)
+    (instance / "etc" / "artemis.profile").write_text(f"ARTEMIS_HOME='{home}'\n", encoding="utf-8")
+    line = _one_line(arouter("validate", "--broker-home", str(instance), path))
+    assert "is a broker instance" in line and str(home) in line
+    assert "contradict" in _one_line(arouter("validate", "--broker-home", str(home), "--no-broker-home", path))
+    broken = tmp_path / "broken"
+    (broken / "lib").mkdir(parents=True)
+    (broken / "lib" / "artemis-server-2.40.0.jar").write_bytes(b"not a zip")
+    assert "cannot read" in _one_line(arouter("validate", "--broker-home", str(broken), path))
+
+
+def test_the_installations_version_is_the_broker_version(tmp_path: Path, home: Path) -> None:
+    path = str(_file(tmp_path, CLEAN))
+    line = _one_line(arouter("simulate", "-c", path, "--broker-home", str(home), "--broker-version", "2.35",
+                             "-k", "CLIENT_ID=a"))
+    assert "disagrees with --broker-home" in line and "2.40.0" in line
+    run = arouter("simulate", "-c", "samples/broker.xml", "--broker-home", str(home), "--broker-version", "2.40",
+                  "-k", "SOURCE_IP=10.0.0.1:5000", "-f", "json")
+    assert run.code in (0, 1), run.err
+    run = arouter("simulate", "-c", "samples/broker.xml", "--broker-home", str(home), "-k", "SOURCE_IP=10.0.0.1:5000",
+                  "-f", "json")
+    assert json.loads(run.out)["assumed"]["broker_version"] == "2.40"
+
+
+def test_no_java_is_one_line_and_exit_2(tmp_path: Path, home: Path) -> None:
+    path = str(_file(tmp_path, CLEAN))
+    run = arouter("validate", "--broker-home", str(home), path, env={"PATH": str(tmp_path), "JAVA_HOME": ""})
+    assert "not found on PATH" in _one_line(run)
