@@ -139,11 +139,11 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
     diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of,
                               text=None if doc.locator.has_includes else doc.locator.text_of(doc.locator.main_file)))
     if settings.broker_home is not None:
-        from .config.fullschema import check_whole_file
+        from .config.fullschema import check_whole_file, keep
 
         home = settings.broker_home
-        diags.extend(check_whole_file(doc.core, doc.locator.locate, doc.locator.file_of, home.server_jar,
-                                      home.version))
+        diags.extend(keep(check_whole_file(doc.core, doc.locator.locate, doc.locator.file_of, home.server_jar,
+                                           home.version), diags))
     diags.extend(run_rules(config))
     raw = ordered(diags)
     found = diags

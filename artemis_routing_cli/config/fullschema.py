@@ -6,9 +6,9 @@ arouter's own XSD (:mod:`.schema`) judges the sections it models; the broker val
 configuration"). This module reads ``schema/artemis-configuration.xsd`` and what it imports out of
 the installation's ``artemis-server`` jar at run time (zipfile; the imports are resolved from the
 jar, never from the network), compiles it with libxml2 once per jar, and reports every error
-outside the judged sections as AR107 at the element's file:line:col. Errors inside the judged
-sections are left to arouter's own rules, whose messages say more (the broker's loader, run by
-``validate --broker-home`` in a JVM, holds the two equal).
+as AR107 at the element's file:line:col. Errors inside a judged section are left to arouter's own
+schema check where it reports on that section (its messages say more); where it finds nothing the
+broker's schema refuses, AR107 says so (a version whose schema differs from arouter's model).
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def schema_of(jar: Path) -> etree.XMLSchema:
 
 def check_whole_file(core: etree._Element, locate: Callable[[etree._Element], Pos],
                      file_of: Callable[[etree._Element], str], jar: Path, version: str) -> list[Diagnostic]:
-    """AR107 for every error of the broker's own schema outside the judged sections of ``core``."""
+    """AR107 for every error of the broker's own schema in ``core`` (its ``section`` names the top element:
+    :func:`keep` drops those in a section arouter's own schema check already reports on)."""
     schema = schema_of(jar)
     clone = copy.deepcopy(core)
     copies = list(clone.iter())
@@ -124,8 +125,6 @@ def check_whole_file(core: etree._Element, locate: Callable[[etree._Element], Po
             target = _element_of(entry, tree, copies, by_path)
             if "This element is not expected" in entry.message and target is not clone:
                 unexpected.append(target)
-            if _judged(target, clone):
-                continue  # arouter's own schema check and rules speak for these sections
             count = per_element[target] = per_element.get(target, 0) + 1
             if count > MAX_FINDINGS_PER_ELEMENT or len(out) >= MAX_ERRORS_PER_SECTION:
                 continue
@@ -149,17 +148,19 @@ def _declared_names(jar_path: str, _stamp: float = 0.0) -> tuple[str, ...]:
     return tuple(sorted({n for n in root.xpath("//xsd:element/@name", namespaces={"xsd": XSD_NS})}))
 
 
-def _judged(el: etree._Element, root: etree._Element) -> bool:
-    section = _top(el, root)
-    return section is not None and etree.QName(section).localname in JUDGED_SECTIONS \
-        and etree.QName(section).namespace == CORE_NS
-
-
 def _top(el: etree._Element, root: etree._Element) -> etree._Element | None:
     node: etree._Element | None = el
     while node is not None and node.getparent() is not root:
         node = node.getparent()
     return node
+
+
+def keep(found: list[Diagnostic], own: list[Diagnostic]) -> list[Diagnostic]:
+    """The broker-schema findings worth showing beside arouter's own: all outside the judged sections;
+    inside one, only where arouter's own schema check found nothing in that section (then arouter's model
+    of the broker's schema is behind this version: ROLE_NAME before 2.41, say)."""
+    reported = {d.section for d in own if d.rule.startswith("AR1")}
+    return [d for d in found if d.section not in JUDGED_SECTIONS or d.section not in reported]
 
 
 def _section(el: etree._Element, root: etree._Element) -> str | None:

@@ -68,11 +68,11 @@ def render(reports: Sequence[FileReport], *, docs_url: str = DOCS, coverage: Cov
     }
     if coverage is not None:  # what the run judged, as a property bag and a notification a viewer shows
         run = doc["runs"][0]  # type: ignore[index]
-        results = run.pop("results")
+        empty = run.pop("results")
         run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
             {"level": "note", "message": {"text": coverage.text()}}]}]
         run["properties"] = {"coverage": coverage.as_json()}
-        run["results"] = results  # last: the findings are spliced in there
+        run["results"] = empty  # last: the findings are spliced in there
     # everything but the results through json.dumps; the results (one per finding) put in as written
     return jsontext.splice(jsontext.dumps(doc), "results", results, 4)
 

@@ -130,3 +130,25 @@ def test_no_java_is_one_line_and_exit_2(tmp_path: Path, home: Path) -> None:
     path = str(_file(tmp_path, CLEAN))
     run = arouter("validate", "--broker-home", str(home), path, env={"PATH": str(tmp_path), "JAVA_HOME": ""})
     assert "not found on PATH" in _one_line(run)
+
+
+ROLE_NAME = """<configuration xmlns="urn:activemq">
+  <core xmlns="urn:activemq:core">
+    <connection-routers>
+      <connection-router name="r"><key-type>ROLE_NAME</key-type></connection-router>
+    </connection-routers>
+  </core>
+</configuration>
+"""
+
+
+def test_role_name_in_broker_xml_is_refused_by_2_40_and_arouter_says_so_with_its_schema(
+        tmp_path: Path, home: Path, jdk: None) -> None:
+    # ARTEMIS-5439: broker.xml's key-type takes ROLE_NAME from 2.41.0; 2.40.0's schema refuses it.
+    # arouter's own XSD follows 2.41, so the finding comes from the installation's schema (AR107).
+    doc = json.loads(arouter("validate", "--broker-home", str(home), "-f", "json",
+                             str(_file(tmp_path, ROLE_NAME))).out)
+    rules = {(d["rule"], d["line"]) for d in doc["files"][0]["diagnostics"]}
+    assert ("AR107", 4) in rules and ("AR004", 4) not in rules
+    assert "AR005" not in {r for r, _ in rules}
+    assert doc["files"][0]["broker"] == "refuses-to-start"
