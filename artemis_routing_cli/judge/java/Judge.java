@@ -63,14 +63,16 @@ public final class Judge {
             out.println("FILE\t" + clean(parts[0]));
             load(parts[0], parts.length > 1 ? parts[1] : "");
          }
+      } else if (args.length == 2 && args[0].equals("route")) {
+         Route.run(args[1], out);
       } else {
-         System.err.println("usage: load BROKER.XML [PROPERTIES] | batch LIST");
+         System.err.println("usage: load BROKER.XML [PROPERTIES] | batch LIST | route CASES");
          System.exit(64);
       }
       System.exit(0);
    }
 
-   private static String clean(String text) {
+   static String clean(String text) {
       if (text == null) {
          return "";
       }
@@ -201,7 +203,7 @@ public final class Judge {
       return false;
    }
 
-   private static Object answer(Class<?> type) {
+   static Object answer(Class<?> type) {
       if (type == boolean.class) {
          return false;
       }
@@ -213,7 +215,7 @@ public final class Judge {
    }
 
    /** The server as ConnectionRouterManager sees it while deploying: its configuration, a silent management. */
-   private static ActiveMQServer server(FileConfiguration configuration) {
+   static ActiveMQServer server(FileConfiguration configuration) {
       ClassLoader loader = Judge.class.getClassLoader();
       InvocationHandler silent = (proxy, method, args) -> answer(method.getReturnType());
       ManagementService management = (ManagementService) Proxy.newProxyInstance(loader,
