@@ -32,6 +32,9 @@ def simulate_command(
                                                   "order (Java HashSet order of the names), not as given."),
     sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
+    engine: str = typer.Option("arouter", "--engine", metavar="arouter|broker",
+                               help="broker: also route the connection through your broker's own router classes "
+                                    "(--broker-home, a JVM) and show both answers (JSON: both, and agree)."),
     broker_home: Optional[str] = opt.BROKER_HOME,
     no_broker_home: bool = opt.NO_BROKER_HOME,
     node_id: Optional[list[str]] = opt.NODE_ID,
@@ -71,6 +74,12 @@ def simulate_command(
 
     home = resolve_home(broker_home, no_broker_home)
     broker_version = version_for(home, broker_version)
+    if engine not in ("arouter", "broker"):
+        raise UsageError(f"--engine {engine!r}: choose arouter or broker")
+    if engine == "broker" and home is None:
+        raise UsageError("--engine broker needs your Artemis installation: --broker-home DIR (or $ARTEMIS_HOME)")
+    if engine == "broker" and (keys_file is not None or address is not None or management):
+        raise UsageError("--engine broker routes one connection (--key): not --keys-file, --address or --management")
     cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values)
     if address is not None:
         from .simulate_flow import run_flow
@@ -93,5 +102,17 @@ def simulate_command(
         return
     from .simulate_one import run_one
 
+    broker_engine = None
+    if engine == "broker":
+        from ..judge.engine import broker_answers
+        from ..judge.loader import properties_spec
+        from .common import parse_properties
+
+        defines = parse_properties(list(define or []))
+        spec = properties_spec(cfg.path, list(properties or []), defines)
+
+        def broker_engine(routers: list, conn: object) -> list[tuple[str, str]]:
+            return broker_answers(home, cfg.path, spec, defines, routers, conn)  # type: ignore[arg-type]
+
     run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text", role=role,
-            key_options=(sni_encoding, broker_version))
+            key_options=(sni_encoding, broker_version), broker_engine=broker_engine)

@@ -152,3 +152,26 @@ def test_role_name_in_broker_xml_is_refused_by_2_40_and_arouter_says_so_with_its
     assert ("AR107", 4) in rules and ("AR004", 4) not in rules
     assert "AR005" not in {r for r, _ in rules}
     assert doc["files"][0]["broker"] == "refuses-to-start"
+
+
+def test_simulate_engine_broker_shows_both_answers_and_they_agree(home: Path, jdk: None) -> None:
+    run = arouter("simulate", "-c", "samples/broker.xml", "--engine", "broker", "--broker-home", str(home),
+                  "-k", "CLIENT_ID=FOO1", "-k", "USER_NAME=alice", "-k", "SOURCE_IP=10.0.0.7:5000", "-f", "json",
+                  "--node-id", "broker1=11111111-1111-1111-1111-111111111111",
+                  "--node-id", "broker2=22222222-2222-2222-2222-222222222222")
+    assert run.code == 0, run.err
+    results = json.loads(run.out)["results"]
+    assert len(results) > 3
+    for r in results:
+        assert r["agree"] in (True, None) and r["broker_engine"]["status"] in (
+            "OK", "REFUSED_USE_ANOTHER", "REFUSED_UNAVAILABLE")
+    assert any(r["agree"] is True and r["broker_engine"]["status"] == "OK" for r in results)
+    text = arouter("simulate", "-c", "samples/broker.xml", "--engine", "broker", "--broker-home", str(home),
+                   "-k", "CLIENT_ID=FOO1")
+    assert "the broker's own router: OK" in text.out and "DISAGREES" not in text.out
+
+
+def test_simulate_engine_broker_needs_a_broker_home(tmp_path: Path) -> None:
+    line = _one_line(arouter("simulate", "-c", "samples/broker.xml", "--engine", "broker", "-k", "CLIENT_ID=a",
+                             env={"ARTEMIS_HOME": ""}))
+    assert "--broker-home" in line

@@ -121,7 +121,10 @@ final class Route {
             if (hadPool) {
                Field pool = ConnectionRouter.class.getDeclaredField("pool");
                pool.setAccessible(true);
-               pool.set(router, readyPool(nodeIds == null ? new String[0] : nodeIds.split(",", -1)));
+               Field local = ConnectionRouter.class.getDeclaredField("localTarget");
+               local.setAccessible(true);
+               Target localTarget = ((TargetResult) local.get(router)).getTarget();
+               pool.set(router, readyPool(nodeIds == null ? new String[0] : nodeIds.split(",", -1), localTarget));
             }
             return router;
          }
@@ -149,10 +152,17 @@ final class Route {
          });
    }
 
-   private static Pool readyPool(String[] nodeIds) {
+   /** Ready targets with these node ids, in order; "local:ID" is the router's own LocalTarget (local-target-enabled). */
+   private static Pool readyPool(String[] nodeIds, Target localTarget) throws Exception {
       List<Target> targets = new ArrayList<>();
       for (String id : nodeIds) {
-         if (!id.isEmpty()) {
+         if (id.startsWith("local:")) {
+            java.lang.reflect.Method set = org.apache.activemq.artemis.core.server.routing.targets.AbstractTarget.class
+               .getDeclaredMethod("setNodeID", String.class);
+            set.setAccessible(true);
+            set.invoke(localTarget, id.substring("local:".length()));
+            targets.add(localTarget);
+         } else if (!id.isEmpty()) {
             targets.add(target(id));
          }
       }
