@@ -137,7 +137,8 @@ def _broker_xml(cases: list[Case]) -> str:
             "</core></configuration>\n")
 
 
-def arouter_answers(path: Path, cases: list[Case]) -> list[list[tuple[str, str]]]:
+def arouter_answers(path: Path, cases: list[Case],
+                    version: tuple[int, int] | None = None) -> list[list[tuple[str, str]]]:
     from ..routing.keys import Connection
     from ..routing.router import build_routers
     from ..routing.targets import state_from_options
@@ -148,6 +149,8 @@ def arouter_answers(path: Path, cases: list[Case]) -> list[list[tuple[str, str]]
     for case in cases:
         state = state_from_options([f"b{i}={nid}" for i, nid in enumerate(case.node_ids)])
         router = build_routers(config, state, names=[f"r{case.number}"])[0]
+        if version is not None:
+            router.broker_version = version
         answers = []
         for c in case.conns:
             result = router.route(Connection(client_id=c.client_id, username=c.username, sni_host=c.sni,
@@ -169,21 +172,42 @@ class Outcome:
                 for i, (a, b) in enumerate(zip(mine, broker, strict=True)) if a != b]
 
 
+def policy_names_shared(home: BrokerHome) -> bool:
+    """Whether two routers of one broker.xml may name the same policy: older schemas type a router's
+    policy name as xsd:ID (2.21.0 refuses the second CONSISTENT_HASH), so each case then gets a file."""
+    from lxml import etree
+
+    from ..config.fullschema import schema_of
+
+    policy = '<policy name="FIRST_ELEMENT"/>'
+    doc = etree.fromstring(f'<core xmlns="urn:activemq:core"><connection-routers>'
+                           f'<connection-router name="a">{policy}</connection-router>'
+                           f'<connection-router name="b">{policy}</connection-router></connection-routers></core>')
+    return bool(schema_of(home.server_jar).validate(doc))
+
+
+def _followed(home: BrokerHome) -> tuple[int, int]:
+    from ..routing.keys import NEWEST_BROKER, OLDEST_BROKER
+
+    return min(max(home.minor, OLDEST_BROKER), NEWEST_BROKER)
+
+
 def run_selftest(home: BrokerHome, seed: int, count: int) -> Outcome:
     cases = generate(seed, count, home.minor)
+    per_file = ROUTERS_PER_FILE if policy_names_shared(home) else 1
     ours: list[list[tuple[str, str]]] = []
     with tempfile.TemporaryDirectory(prefix="arouter-selftest-") as tmp:
         lines = []
-        for start in range(0, len(cases), ROUTERS_PER_FILE):
-            chunk = cases[start:start + ROUTERS_PER_FILE]
-            folder = Path(tmp) / f"f{start // ROUTERS_PER_FILE}"
+        for start in range(0, len(cases), per_file):
+            chunk = cases[start:start + per_file]
+            folder = Path(tmp) / f"f{start // per_file}"
             folder.mkdir()
             path = folder / "broker.xml"
             path.write_text(_broker_xml(chunk), encoding="utf-8")
             props = folder / "broker.properties"  # read by both, as the broker reads the one beside broker.xml
             props.write_text("".join(f"connectionRouters.r{c.number}.keyType=ROLE_NAME\n"
                                      for c in chunk if c.via_properties), encoding="utf-8")
-            ours.extend(arouter_answers(path, chunk))
+            ours.extend(arouter_answers(path, chunk, _followed(home)))
             for case in chunk:
                 lines.append("\t".join(["C", _field(str(path)), f"r{case.number}", ",".join(case.node_ids),
                                         _field(str(props))]))

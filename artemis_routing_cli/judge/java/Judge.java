@@ -72,6 +72,15 @@ public final class Judge {
       System.exit(0);
    }
 
+   /** ConfigurationImpl.getStatus() where the version has it (2.27 and later); "" before. */
+   private static String status(FileConfiguration configuration) {
+      try {
+         return String.valueOf(configuration.getClass().getMethod("getStatus").invoke(configuration));
+      } catch (ReflectiveOperationException absent) {
+         return "";
+      }
+   }
+
    static String clean(String text) {
       if (text == null) {
          return "";
@@ -100,7 +109,7 @@ public final class Judge {
          deployment.readConfiguration();
          stage = "properties";
          configuration.parseProperties(properties.isEmpty() ? null : properties);
-         out.println("STATUS\t" + clean(configuration.getStatus()));
+         out.println("STATUS\t" + clean(status(configuration)));
          stage = "routers";
          ScheduledExecutorService scheduled = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "arouter-judge");
@@ -226,6 +235,8 @@ public final class Judge {
                return configuration;
             case "getManagementService":
                return management;
+            case "getNodeID": // 2.21's LocalTarget reads it as it is made
+               return org.apache.activemq.artemis.api.core.SimpleString.toSimpleString("arouter-local-node");
             case "toString":
                return "arouter judge";
             case "hashCode":

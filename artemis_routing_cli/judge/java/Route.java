@@ -87,8 +87,14 @@ final class Route {
                continue;
             }
             String roles = field(parts, 5);
-            TargetResult result = router.getTarget(connection(field(parts, 3), field(parts, 4), roles),
-                                                   field(parts, 1), field(parts, 2));
+            TargetResult result;
+            try {
+               result = router.getTarget(connection(field(parts, 3), field(parts, 4), roles), field(parts, 1),
+                                         field(parts, 2));
+            } catch (RuntimeException error) { // the broker's own router throws on this connection
+               out.println("THROWS " + error.getClass().getSimpleName() + "\t" + Judge.clean(error.getMessage()));
+               continue;
+            }
             Target target = result.getTarget();
             String shown = target == null ? "" : target.isLocal() ? "local" : target.getNodeID();
             out.println(result.getStatus() + "\t" + Judge.clean(shown));
