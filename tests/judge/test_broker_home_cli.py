@@ -175,3 +175,12 @@ def test_simulate_engine_broker_needs_a_broker_home(tmp_path: Path) -> None:
     line = _one_line(arouter("simulate", "-c", "samples/broker.xml", "--engine", "broker", "-k", "CLIENT_ID=a",
                              env={"ARTEMIS_HOME": ""}))
     assert "--broker-home" in line
+
+
+def test_diff_and_analyze_take_the_broker_home(tmp_path: Path, home: Path) -> None:
+    run = arouter("diff", "samples/broker.xml", "samples/broker.xml", "--broker-home", str(home))
+    assert run.code == 0, run.err
+    line = _one_line(arouter("diff", "samples/broker.xml", "samples/broker.xml", "--broker-home", str(tmp_path)))
+    assert "no Artemis installation there" in line
+    line = _one_line(arouter("analyze", "--keys", "nope.txt", "--broker-home", str(home), "--broker-version", "2.30"))
+    assert "disagrees with --broker-home" in line
