@@ -107,6 +107,10 @@ def _judge(reports: list, targets: list[str], home: object, props: dict[str, str
     """The broker's own loader on every file it can read as the broker would; whether it ran."""
     from ..judge.loader import judge_report
 
+    if not home.has_routers:  # type: ignore[attr-defined]
+        note(f"arouter: the broker's own loader is not supported for Artemis {home.version} (broker balancers, "  # type: ignore[attr-defined]
+             "before 2.21): checked against its schema only")
+        return False
     ran = False
     for path, report in zip(targets, reports, strict=True):
         if report.fatal is not None:
