@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .jvm import run_driver
+from .jvm import RUN_TIMEOUT, run_driver
 
 if TYPE_CHECKING:
     from ..config.brokerhome import BrokerHome
@@ -216,7 +216,8 @@ def run_selftest(home: BrokerHome, seed: int, count: int) -> Outcome:
                     lines.append("\t".join(["K", *map(_field, (c.client_id, c.username, c.remote, c.sni, roles))]))
         listing = Path(tmp) / "cases.tsv"
         listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        text = run_driver(home, ["route", str(listing)])
+        # one JVM for the batch: its time grows with the cases (a file each on older schemas)
+        text = run_driver(home, ["route", str(listing)], timeout=max(RUN_TIMEOUT, 0.25 * len(cases)))
     answers = iter(text.splitlines())
     theirs = []
     for case in cases:
