@@ -184,3 +184,33 @@ def test_diff_and_analyze_take_the_broker_home(tmp_path: Path, home: Path) -> No
     assert "no Artemis installation there" in line
     line = _one_line(arouter("analyze", "--keys", "nope.txt", "--broker-home", str(home), "--broker-version", "2.30"))
     assert "disagrees with --broker-home" in line
+
+
+def test_a_jvm_that_times_out_or_a_driver_that_does_not_compile_is_one_line(tmp_path: Path, home: Path) -> None:
+    path = str(_file(tmp_path, CLEAN))
+    line = _one_line(arouter("validate", "--broker-home", str(home), path, env={"AROUTER_JUDGE_TIMEOUT": "0.01"}))
+    assert "did not finish within" in line
+    fake = tmp_path / "jdk" / "bin"
+    fake.mkdir(parents=True)
+    for tool in ("java", "javac"):
+        (fake / tool).write_text("#!/bin/sh\necho 'Broken.java:1: error: this JDK is broken' >&2\nexit 1\n")
+        (fake / tool).chmod(0o755)
+    line = _one_line(arouter("validate", "--broker-home", str(home), path,
+                             env={"JAVA_HOME": str(fake.parent), "XDG_CACHE_HOME": str(tmp_path / "cache")}))
+    assert "does not compile" in line and "this JDK is broken" in line
+    assert not any((tmp_path / "cache" / "arouter").glob("judge-*"))  # nothing half written in the cache
+
+
+def test_broker_properties_beside_broker_xml_reach_the_brokers_loader(tmp_path: Path, home: Path, jdk: None) -> None:
+    xml = _file(tmp_path, CLEAN.replace("</core>", '<connection-routers><connection-router name="r">'
+                                                   '<policy name="FIRST_ELEMENT"/></connection-router>'
+                                                   "</connection-routers></core>"))
+    props = tmp_path / "broker.properties"
+    props.write_text("connectionRouters.r.policyConfiguration=RANDOM\n", encoding="utf-8")
+    doc = json.loads(arouter("validate", "--broker-home", str(home), "-f", "json", str(xml)).out)
+    rules = {d["rule"] for d in doc["files"][0]["diagnostics"]}
+    assert "AR004" in rules and "AR005" not in rules  # both refuse: no PolicyFactory for RANDOM
+    props.write_text("connectionRouters.r.policyConfiguration=CONSISTENT_HASH\n", encoding="utf-8")
+    doc = json.loads(arouter("validate", "--broker-home", str(home), "-f", "json", str(xml)).out)
+    rules = {d["rule"] for d in doc["files"][0]["diagnostics"]}
+    assert "AR004" not in rules and "AR005" not in rules
