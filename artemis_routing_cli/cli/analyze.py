@@ -118,7 +118,8 @@ def analyze_command(
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
     mapping = parse_key_columns(key_column or [])
-    cfg = load_routable(config, define, ignore_invalid, "analyze", properties, cr, ordinal, show_values=show_values)
+    cfg = load_routable(config, define, ignore_invalid, "analyze", properties, cr, ordinal, show_values=show_values,
+                        broker_home=home)
     cfg_path = cfg.path
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)

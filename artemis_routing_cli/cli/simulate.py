@@ -80,7 +80,8 @@ def simulate_command(
         raise UsageError("--engine broker needs your Artemis installation: --broker-home DIR (or $ARTEMIS_HOME)")
     if engine == "broker" and (keys_file is not None or address is not None or management):
         raise UsageError("--engine broker routes one connection (--key): not --keys-file, --address or --management")
-    cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values)
+    cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values,
+                        broker_home=home)
     if address is not None:
         from .simulate_flow import run_flow
 

@@ -214,3 +214,13 @@ def test_broker_properties_beside_broker_xml_reach_the_brokers_loader(tmp_path: 
     doc = json.loads(arouter("validate", "--broker-home", str(home), "-f", "json", str(xml)).out)
     rules = {d["rule"] for d in doc["files"][0]["diagnostics"]}
     assert "AR004" not in rules and "AR005" not in rules
+
+
+def test_simulate_with_a_broker_home_refuses_what_that_broker_refuses_anywhere_in_the_file(
+        tmp_path: Path, home: Path) -> None:
+    xml = _file(tmp_path, TYPO.replace("</core>", '<connection-routers><connection-router name="r">'
+                                                  "<key-type>CLIENT_ID</key-type></connection-router>"
+                                                  "</connection-routers></core>"))
+    assert arouter("simulate", "-c", str(xml), "--no-broker-home", "-k", "CLIENT_ID=a").code == 0
+    run = arouter("simulate", "-c", str(xml), "--broker-home", str(home), "-k", "CLIENT_ID=a")
+    assert run.code == 1 and "AR107" in run.err and "jornal-type" in run.err
