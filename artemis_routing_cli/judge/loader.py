@@ -167,9 +167,28 @@ def judge_report(report: object, path: str, home: BrokerHome, defines: Mapping[s
     found = judge_findings(verdict, home, report.path, report.raw,  # type: ignore[attr-defined]
                            _locator(path, defines, environ))
     if found:
+        found = _redacted(found, path, defines, environ)
         report.raw = ordered([*report.raw, *found])  # type: ignore[attr-defined]
         report.diagnostics = ordered([*report.diagnostics, *found])  # type: ignore[attr-defined]
     return verdict
+
+
+def _redacted(found: list[Diagnostic], path: str, defines: Mapping[str, str],
+              environ: Mapping[str, str] | None) -> list[Diagnostic]:
+    """The broker's messages with what validate never shows hidden: values from the environment, -D and
+    included files, and passwords (the exception text may quote them)."""
+    from ..config import LoadOptions, load_document
+    from ..errors import ArouterError
+    from ..redact import collect
+
+    try:
+        doc = load_document(path, LoadOptions(dict(defines), environ))
+    except ArouterError:
+        return found
+    secrets = collect(doc.root, doc.replacements, doc.locator.text_includes, doc.locator.file_of,
+                      doc.locator.main_file, show_values=False, has_includes=doc.locator.has_includes,
+                      main_text=doc.locator.verbatim_text)
+    return list(secrets.redact(found))
 
 
 def _locator(path: str, defines: Mapping[str, str], environ: Mapping[str, str] | None) -> object:

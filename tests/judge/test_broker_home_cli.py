@@ -224,3 +224,12 @@ def test_simulate_with_a_broker_home_refuses_what_that_broker_refuses_anywhere_i
     assert arouter("simulate", "-c", str(xml), "--no-broker-home", "-k", "CLIENT_ID=a").code == 0
     run = arouter("simulate", "-c", str(xml), "--broker-home", str(home), "-k", "CLIENT_ID=a")
     assert run.code == 1 and "AR107" in run.err and "jornal-type" in run.err
+
+
+def test_the_brokers_message_never_shows_a_value_validate_hides(tmp_path: Path, home: Path, jdk: None) -> None:
+    xml = _file(tmp_path, '<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">\n'
+                          '<connection-routers><connection-router name="r1"><key-filter>${secret}</key-filter>'
+                          "</connection-router></connection-routers>\n</core></configuration>\n")
+    run = arouter("validate", "--broker-home", str(home), "-D", "secret=TOP[SECRET", str(xml))
+    assert run.code == 1 and "AR004" in run.out and "PatternSyntaxException" in run.out
+    assert "TOP[SECRET" not in run.out + run.err
