@@ -78,8 +78,8 @@ def simulate_command(
         raise UsageError(f"--engine {engine!r}: choose arouter or broker")
     if engine == "broker" and home is None:
         raise UsageError("--engine broker needs your Artemis installation: --broker-home DIR (or $ARTEMIS_HOME)")
-    if engine == "broker" and (keys_file is not None or address is not None or management):
-        raise UsageError("--engine broker routes one connection (--key): not --keys-file, --address or --management")
+    if engine == "broker" and (address is not None or management):
+        raise UsageError("--engine broker routes connections (--key or --keys-file): not --address or --management")
     cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values,
                         broker_home=home)
     if address is not None:
@@ -95,6 +95,12 @@ def simulate_command(
     from ..routing.targets import state_from_options
 
     state = state_from_options(node_id or [], down or [], connections or [], targets)
+    if keys_file is not None and engine == "broker":
+        from .simulate_engine import run_engine_batch
+
+        run_engine_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, home, list(define or []),
+                         list(properties or []), (sni_encoding, broker_version))
+        return
     if keys_file is not None:
         from .simulate_batch import run_batch
 

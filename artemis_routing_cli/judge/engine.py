@@ -68,3 +68,37 @@ def broker_answers(home: BrokerHome, xml_path: str, properties: str, defines: Ma
     if len(out) != len(routers):
         raise UsageError("the broker's router gave no answer for every router")
     return out
+
+
+# One JVM answers the whole file; its input and answers are held in memory.
+MAX_BATCH_KEYS = 200_000
+
+
+def broker_batch(home: BrokerHome, xml_path: str, properties: str, defines: Mapping[str, str],
+                 batches: Sequence[tuple[Router, Sequence[tuple[int, str, Connection]]]],
+                 ) -> list[list[tuple[str, str]]]:
+    """The broker's own answer for every (line, shown key, connection) of each router's batch (one JVM)."""
+    total = sum(len(conns) for _, conns in batches)
+    if total > MAX_BATCH_KEYS:
+        raise UsageError(f"--engine broker takes at most {MAX_BATCH_KEYS:,} keys (this run has {total:,})")
+    lines = []
+    for r, conns in batches:
+        ids = [f"local:{t.node_id}" if t.local else t.node_id for t in r.pool.ready()] if r.pool is not None else []
+        lines.append("\t".join(["C", _field(str(Path(xml_path).resolve())), _field(r.name), ",".join(ids),
+                                _field(properties) if properties else NUL]))
+        for _, _, conn in conns:
+            roles = "\x1f".join(conn.roles) if conn.roles else None
+            lines.append("\t".join(["K", *map(_field, (conn.client_id, conn.username, _remote(r, conn),
+                                                       conn.raw_value("SNI_HOST"), roles))]))
+    with tempfile.TemporaryDirectory(prefix="arouter-engine-") as tmp:
+        listing = Path(tmp) / "cases.tsv"
+        listing.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+        text = run_driver(home, ["route", str(listing)], java_properties(dict(defines)))
+    answers = [ln for ln in text.splitlines() if not ln.startswith("X\t")]
+    if any(ln == "X" for ln in answers) or len(answers) != total:
+        raise UsageError("the broker's own router could not be deployed or gave no answer for every key")
+    out, start = [], 0
+    for _, conns in batches:
+        out.append([(ln.partition("\t")[0], ln.partition("\t")[2]) for ln in answers[start:start + len(conns)]])
+        start += len(conns)
+    return out

@@ -233,3 +233,18 @@ def test_the_brokers_message_never_shows_a_value_validate_hides(tmp_path: Path, 
     run = arouter("validate", "--broker-home", str(home), "-D", "secret=TOP[SECRET", str(xml))
     assert run.code == 1 and "AR004" in run.out and "PatternSyntaxException" in run.out
     assert "TOP[SECRET" not in run.out + run.err
+
+
+def test_simulate_engine_broker_with_a_keys_file_answers_every_key_twice(tmp_path: Path, home: Path, jdk: None) -> None:
+    keys = tmp_path / "keys.txt"
+    keys.write_text("FOO1\nBAR2\napp-7\n\n0\nalice\n", encoding="utf-8")
+    out = tmp_path / "both.jsonl"
+    run = arouter("simulate", "-c", "samples/broker.xml", "--engine", "broker", "--broker-home", str(home),
+                  "--keys-file", str(keys), "-r", "sticky-router", "-r", "local-partition", "-o", str(out))
+    if run.code == 2 and "given twice" in run.err:  # -r takes one router: one at a time
+        run = arouter("simulate", "-c", "samples/broker.xml", "--engine", "broker", "--broker-home", str(home),
+                      "--keys-file", str(keys), "-r", "sticky-router", "-o", str(out))
+    assert run.code == 0, run.err
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 6 and all(r["agree"] for r in rows)
+    assert {r["broker"]["status"] for r in rows} == {"OK"} and {r["key"] for r in rows} >= {"FOO1", "alice"}
