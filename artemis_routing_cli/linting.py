@@ -31,6 +31,7 @@ class LintSettings:
     disabled: frozenset[str] = frozenset()  # rule ids
     severities: Mapping[str, Severity] = field(default_factory=dict)  # id -> severity override
     show_values: bool = False  # quote values from the environment, properties and included files
+    broker_home: Any = None  # config.brokerhome.BrokerHome: the whole <core> against its own schema (AR107)
 
 
 @record
@@ -137,6 +138,12 @@ def lint_loaded(doc: RawDocument, config: BrokerConfig, settings: LintSettings |
 
     diags.extend(check_schema(doc.core, doc.locator.locate, doc.locator.file_of,
                               text=None if doc.locator.has_includes else doc.locator.text_of(doc.locator.main_file)))
+    if settings.broker_home is not None:
+        from .config.fullschema import check_whole_file, keep
+
+        home = settings.broker_home
+        diags.extend(keep(check_whole_file(doc.core, doc.locator.locate, doc.locator.file_of, home.server_jar,
+                                           home.version), diags))
     diags.extend(run_rules(config))
     raw = ordered(diags)
     found = diags

@@ -174,7 +174,7 @@ def refusal_error(verdict: DeployVerdict, command: str) -> BrokerRefusesError:
 
 
 def load_checked(path: str, options: LoadOptions | None = None, *, stdin_bytes: bytes | None = None,
-                 going_on: bool = False) -> CheckedConfig:
+                 going_on: bool = False, broker_home: object = None) -> CheckedConfig:
     """Load ``path`` as the broker does, lint it as validate does and judge it as the broker would.
 
     Loading errors raise ConfigError, as :func:`config.load` does. ``going_on`` says the caller
@@ -184,7 +184,8 @@ def load_checked(path: str, options: LoadOptions | None = None, *, stdin_bytes: 
     doc = load_document(path, options, stdin_bytes=stdin_bytes)
     config = with_broker_properties(build_config(doc), options, path)
     report = lint_loaded(doc, config, LintSettings(properties=options.properties, environ=options.environ,
-                                                   broker_properties=options.broker_properties))
+                                                   broker_properties=options.broker_properties,
+                                                   broker_home=broker_home))
     verdict = deploy_verdict(report.path, report.raw, config)
     notes: dict[str, tuple[str, ...]] = {}
     verdicts: dict[str, str] = {}

@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rules", ("rules",)),
     ("linting", ("linting", "redact", "redact_output")),
     ("verdict", ("verdict",)),  # the broker's deploy verdict, from linting's findings
+    ("judge", ("judge",)),  # the user's own broker (--broker-home) in a JVM: its loader and router classes
     ("diffing", ("diffing",)),  # arouter diff's pure core
     ("replay", ("replay",)),  # arouter replay's pure core: broker logs against the engine
     ("protocols", ("protocols",)),  # sans-IO codecs

@@ -26,7 +26,9 @@ ACTION is one of:
 * ``empty``: the folder holds nothing (no ``broker.xml``);
 * ``ci``: .ci/run, which CI runs, holds this very command (it is the suite this test belongs to);
 * ``collect``: the test suite itself: collected (``--collect-only``) in the checkout, not run;
-* ``in-repo``: run in the checkout.
+* ``in-repo``: run in the checkout;
+* ``artemis``: ``/opt/artemis`` stands for the real Artemis distribution of tests/artemis_dist.py (its
+  unpacked folder replaces it; skipped where the tarball is missing, failed in CI).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from tests.conftest import REPO, SAMPLE
 
 README = REPO / "README.md"
 ACTIONS = ("exit", "shows", "interrupt", "serve", "spark", "replace", "same", "installed", "empty", "ci", "collect",
-           "in-repo")
+           "in-repo", "artemis")
 _ABOVE = re.compile(r"(?:<!--(?:(?!-->).)*-->\s*)+\Z", re.S)
 _MARKER = re.compile(r"<!--\s*example\s+(\*|\d+):\s*(.*?)\s*-->", re.S)
 KEYS = ["FOO1", "BAR2", "app-7", "", "0", "alice"]
@@ -330,6 +332,11 @@ def run_example(ex: Example, folder: Path, env: dict[str, str]) -> None:
     for old, new in ex.args("replace"):
         assert old in command, f"{ex.id}: nothing to replace: {old!r}"
         command = command.replace(old, new)
+    if ex.has("artemis"):
+        from tests.artemis_dist import artemis_home
+
+        assert "/opt/artemis" in command, f"{ex.id}: no /opt/artemis to stand in for"
+        command = command.replace("/opt/artemis", str(artemis_home()))
     cwd = REPO if ex.has("in-repo") or ex.has("collect") else folder
     expected = int(ex.args("exit")[0][0]) if ex.has("exit") else 0
     if ex.has("collect"):

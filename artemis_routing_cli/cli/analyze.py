@@ -55,6 +55,8 @@ def analyze_command(
     sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP,
                                                hidden=True),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
+    broker_home: Optional[str] = opt.BROKER_HOME,
+    no_broker_home: bool = opt.NO_BROKER_HOME,
     seed: Optional[int] = typer.Option(None, "--seed", help="ROUND_ROBIN start position (else random)."),
     define: Optional[list[str]] = opt.DEFINE,
     ignore_invalid: bool = opt.IGNORE_INVALID,
@@ -83,6 +85,10 @@ def analyze_command(
     keys) are checked before Spark starts.
     """
     # Everything that can be checked is checked before Spark's 10-20 s start-up.
+    from .broker_home import resolve_home, version_for
+
+    home = resolve_home(broker_home, no_broker_home)
+    broker_version = version_for(home, broker_version)
     if fmt not in SUMMARY_FORMATS:
         raise UsageError(f"--format {fmt!r}: choose {', '.join(SUMMARY_FORMATS)}")
     if engine not in ("auto", "jvm", "pandas"):
@@ -113,7 +119,8 @@ def analyze_command(
     scenarios = parse_scenarios(what_if or [])
     spark_conf = parse_conf(conf or [])
     mapping = parse_key_columns(key_column or [])
-    cfg = load_routable(config, define, ignore_invalid, "analyze", properties, cr, ordinal, show_values=show_values)
+    cfg = load_routable(config, define, ignore_invalid, "analyze", properties, cr, ordinal, show_values=show_values,
+                        broker_home=home)
     cfg_path = cfg.path
     state = state_from_options(node_id or [], down or [], connections or [], targets)
     routers = select_routers(cfg, state, router, seed)

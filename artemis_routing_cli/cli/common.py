@@ -121,15 +121,17 @@ def load_broker(config: str | None, define: list[str] | None, properties: list[s
 
 def load_routable(config: str | None, define: list[str] | None, ignore_invalid: bool, command: str,
                   properties: list[str] | None = None, cr: str | None = None,
-                  ordinal: int | None = None, *, show_values: bool = False) -> BrokerConfig:
+                  ordinal: int | None = None, *, show_values: bool = False,
+                  broker_home: object = None) -> BrokerConfig:
     """:func:`load_broker` for a command that routes (simulate, serve, analyze), judged as the broker
     would judge it (arouter.verdict): a config the broker would not start with ends the command with
     validate's finding and exit code 1, unless ``--ignore-invalid`` (then each finding is a
-    warning on stderr and the command goes on)."""
+    warning on stderr and the command goes on). ``broker_home``: the whole file is judged against that
+    installation's schema too (AR107), as that broker would judge it."""
     from ..verdict import finding_text, load_checked, refusal_error
 
     path, options = broker_options(config, define, properties, cr, ordinal)
-    checked = load_checked(path, options, going_on=ignore_invalid)
+    checked = load_checked(path, options, going_on=ignore_invalid, broker_home=broker_home)
     guard_output(checked.config, options, show_values)
     refusals = checked.verdict.refusals
     if refusals and not ignore_invalid:

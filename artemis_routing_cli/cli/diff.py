@@ -62,12 +62,22 @@ def diff_command(
                                                        help="Broker properties of the new side only."),
     fail_on_refused: bool = typer.Option(False, "--fail-on-refused",
                                          help="Exit 1 when a router becomes undeployable or a key becomes refused."),
+    broker_home: Optional[str] = opt.BROKER_HOME,
+    no_broker_home: bool = opt.NO_BROKER_HOME,
 ) -> None:
     """What a config change does to routing: changed settings, who moves, which messages go elsewhere."""
+    from .broker_home import resolve_home, version_for
     from .diff_run import DiffOptions, run_diff
 
+    version_text = version_for(resolve_home(broker_home, no_broker_home), None)
+    version = None
+    if version_text is not None:
+        from ..routing.keys import parse_broker_version
+
+        version = parse_broker_version(version_text)
     code = run_diff(DiffOptions(
-        old=old, new=new, router=router, keys_file=keys_file, sample=sample, keys=keys, keys_format=keys_format,
+        old=old, new=new, broker_version=version,
+        router=router, keys_file=keys_file, sample=sample, keys=keys, keys_format=keys_format,
         master=master, conf=conf or [], engine=engine, spark_log_level=spark_log_level, node_id=node_id or [],
         down=down or [], connections=connections or [], targets=targets, seed=seed, define=define or [],
         address=address, prop=prop or [], header=header or [], routing_type=routing_type, message=message, fmt=fmt,

@@ -24,6 +24,7 @@ DEFAULT_SEED = 0  # ROUND_ROBIN's start on both sides, so that the two sides com
 class DiffOptions:
     old: str
     new: str
+    broker_version: tuple[int, int] | None = None  # --broker-home's version (else arouter's newest)
     router: str | None = None
     keys_file: str | None = None
     sample: int | None = None
@@ -171,8 +172,9 @@ def _compare(opts: DiffOptions, threshold: float | None, old: Loaded, new: Loade
     assumed: list[str] = []
     if any(s.status != "unchanged" for s in routers) and (old.config.property_sources or new.config.property_sources):
         assumed.append(RELOAD_NOTE)
-    pairs = [(s.name, _side(old, s.name, bool(s.old_refused), state, opts.seed, assumed),
-              _side(new, s.name, bool(s.new_refused), state, opts.seed, assumed)) for s in routers]
+    pairs = [(s.name, _side(old, s.name, bool(s.old_refused), state, opts.seed, assumed, opts.broker_version),
+              _side(new, s.name, bool(s.new_refused), state, opts.seed, assumed, opts.broker_version))
+             for s in routers]
     transfers, key_info = _transfers(opts, pairs, keys, assumed)
     flow = None
     if message is not None:
@@ -198,7 +200,8 @@ def _side_info(src: ConfigSource) -> dict[str, Any]:
     return {"display": src.display, "path": src.path, "rev": src.rev, "read": src.read}
 
 
-def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None, assumed: list[str]) -> Any:
+def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None, assumed: list[str],
+          version: tuple[int, int] | None = None) -> Any:
     from ..routing.router import Router
     from ..routing.transfer import NO_ROUTER, NOT_DEPLOYED
 
@@ -211,6 +214,8 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
         router = Router.from_config(loaded.config, cfg, state, seed=DEFAULT_SEED if seed is None else seed)
     except ConfigError:
         return NOT_DEPLOYED
+    if version is not None:
+        router.broker_version = version
     for w in router.warnings:
         assumed.append(f"{name}: {w}")
     if seed is None and cfg.policy is not None and cfg.policy.name in ("ROUND_ROBIN", "LEAST_CONNECTIONS"):

@@ -25,7 +25,9 @@ SNI_ENCODING_HELP = "Older spelling of --sni-client: java is explicit, raw is ra
 SNI_CLIENTS = {"explicit": "java", "default": "default", "raw": "raw"}
 BROKER_VERSION_HELP = (
     "The Artemis version to follow where versions differ (2.21 to 2.41, default 2.41): on epoll, IPv6 "
-    "SOURCE_IP keys carry '%0' up to 2.35 (Netty 4.1.111) and only for link-local or scoped peers from 2.36.")
+    "SOURCE_IP keys carry '%0' up to 2.35 (Netty 4.1.111) and only for link-local or scoped peers from 2.36; "
+    "CONSISTENT_HASH_MODULO takes Java's hash % MODULO (negative for negative hashes) up to 2.22. "
+    "--broker-home sets it from your installation.")
 
 
 def broker_version(text: str | None) -> tuple[int, int]:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from .validate_options import CR_HELP, ORDINAL_HELP, PROPERTIES_HELP, SHOW_VALUES_HELP
+from .validate_options import (
+    BROKER_HOME_HELP,
+    CR_HELP,
+    NO_BROKER_HOME_HELP,
+    ORDINAL_HELP,
+    PROPERTIES_HELP,
+    SHOW_VALUES_HELP,
+)
 
 NODE_ID = typer.Option(None, "--node-id", metavar="TARGET=ID", help="Node id (broker UUID) of a target (repeat).")
 DOWN = typer.Option(None, "--down", metavar="TARGET", help="Target not ready (repeat).")
@@ -25,3 +32,5 @@ KEEP_CR = typer.Option(False, "--keep-cr",
 KEY_COLUMN = typer.Option(None, "--key-column", metavar="KEYTYPE=COLUMN",
                           help="The column that holds this key type, e.g. CLIENT_ID=mqtt_client (repeat); other "
                                "columns are not read.")
+BROKER_HOME = typer.Option(None, "--broker-home", metavar="DIR", help=BROKER_HOME_HELP)
+NO_BROKER_HOME = typer.Option(False, "--no-broker-home", help=NO_BROKER_HOME_HELP)

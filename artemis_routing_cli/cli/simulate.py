@@ -35,6 +35,11 @@ def simulate_command(
     sni_encoding: Optional[str] = typer.Option(None, "--sni-encoding", metavar="java|raw", help=SNI_ENCODING_HELP,
                                                hidden=True),
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
+    engine: str = typer.Option("arouter", "--engine", metavar="arouter|broker",
+                               help="broker: also route the connection through your broker's own router classes "
+                                    "(--broker-home, a JVM) and show both answers (JSON: both, and agree)."),
+    broker_home: Optional[str] = opt.BROKER_HOME,
+    no_broker_home: bool = opt.NO_BROKER_HOME,
     node_id: Optional[list[str]] = opt.NODE_ID,
     down: Optional[list[str]] = opt.DOWN,
     connections: Optional[list[str]] = opt.CONNECTIONS,
@@ -76,7 +81,18 @@ def simulate_command(
         from .keys_file import reading_of
 
         reading = reading_of(keep_cr, key_column)  # checked before any work
-    cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values)
+    from .broker_home import resolve_home, version_for
+
+    home = resolve_home(broker_home, no_broker_home)
+    broker_version = version_for(home, broker_version)
+    if engine not in ("arouter", "broker"):
+        raise UsageError(f"--engine {engine!r}: choose arouter or broker")
+    if engine == "broker" and home is None:
+        raise UsageError("--engine broker needs your Artemis installation: --broker-home DIR (or $ARTEMIS_HOME)")
+    if engine == "broker" and (address is not None or management):
+        raise UsageError("--engine broker routes connections (--key or --keys-file): not --address or --management")
+    cfg = load_routable(config, define, ignore_invalid, "simulate", properties, cr, ordinal, show_values=show_values,
+                        broker_home=home)
     if address is not None:
         from .simulate_flow import run_flow
 
@@ -90,6 +106,12 @@ def simulate_command(
     from ..routing.targets import state_from_options
 
     state = state_from_options(node_id or [], down or [], connections or [], targets)
+    if keys_file is not None and engine == "broker":
+        from .simulate_engine import run_engine_batch
+
+        run_engine_batch(cfg, state, router, keys_file, output, fmt or "jsonl", seed, home, list(define or []),
+                         list(properties or []), (sni_option(sni_client, sni_encoding), broker_version))
+        return
     if keys_file is not None:
         from .simulate_batch import run_batch
 
@@ -100,5 +122,17 @@ def simulate_command(
         return
     from .simulate_one import run_one
 
+    broker_engine = None
+    if engine == "broker":
+        from ..judge.engine import broker_answers
+        from ..judge.loader import properties_spec
+        from .common import parse_properties
+
+        defines = parse_properties(list(define or []))
+        spec = properties_spec(cfg.path, list(properties or []), defines)
+
+        def broker_engine(routers: list, conn: object) -> list[tuple[str, str]]:
+            return broker_answers(home, cfg.path, spec, defines, routers, conn)  # type: ignore[arg-type]
+
     run_one(cfg, state, router, key or [], roles, seed, explain, management, fmt or "text", role=role,
-            key_options=(sni_option(sni_client, sni_encoding), broker_version))
+            key_options=(sni_option(sni_client, sni_encoding), broker_version), broker_engine=broker_engine)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from rich.markup import escape
 from rich.table import Table
@@ -70,7 +71,9 @@ def parse_connection(keys: list[str], roles: str | None, role: list[str] | None 
 
 def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: list[str], roles: str | None,
             seed: int | None, explain: bool, management: bool, fmt: str, role: list[str] | None = None,
-            key_options: tuple[str | None, str | None] = (None, None)) -> None:
+            key_options: tuple[str | None, str | None] = (None, None),
+            broker_engine: Callable[[list[Router], Connection], list[tuple[str, str]]] | None = None) -> None:
+    """``broker_engine``: --engine broker, the broker's own router's (status, target) per router, shown beside."""
     if fmt not in ("text", "json"):
         raise UsageError(f"--format {fmt!r}: choose text or json (jsonl and csv go with --keys-file)")
     routers = select_routers(cfg, state, router, seed)
@@ -91,13 +94,30 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
     warnings = [f"{r.name}: {w}" for r in routers for w in r.warnings]
     if not management:
         warnings += assumed
+    beside: list[dict[str, object]] | None = None
+    if broker_engine is not None:
+        if conn is None:
+            raise UsageError("--engine broker routes a connection (--key), not a --management key")
+        beside = []
+        for r, res, (status, target) in zip(routers, results, broker_engine(routers, conn), strict=True):
+            mine = "" if res.target is None else "local" if res.local else res.target.node_id
+            same = (res.status, mine) == (status, target)
+            # the broker's ROUND_ROBIN (and its LEAST_CONNECTIONS ties) start at a random position
+            random_start = r.policy is not None and r.policy.name in ("ROUND_ROBIN", "LEAST_CONNECTIONS") \
+                and r.pool is not None and len(r.pool.ready()) > 1
+            beside.append({"status": status, "target": target or None,
+                           "agree": None if random_start and not same else same})
+        if any(b["agree"] is False for b in beside):
+            warnings.append("ARGUMENT WITH YOUR BROKER: arouter's answer and the broker's own router differ: "
+                            "a bug in arouter, please report it with this command line")
     if fmt == "json":
         payload = {
             "connection": _conn_json(conn) if conn else {"management_key": results[0].key},
             "results": [
                 {**res.to_json(with_trace=True), "key_type": r.key_type, "broker": r.broker,
-                 "broker_notes": list(r.deploy_notes)}
-                for r, res in zip(routers, results, strict=True)
+                 "broker_notes": list(r.deploy_notes),
+                 **({"broker_engine": beside[i], "agree": beside[i]["agree"]} if beside is not None else {})}
+                for i, (r, res) in enumerate(zip(routers, results, strict=True))
             ],
             "warnings": warnings,
             "assumed": {"broker_version": ".".join(map(str, version)), "sni_encoding": encoding},
@@ -105,6 +125,13 @@ def run_one(cfg: BrokerConfig, state: TargetState, router: str | None, keys: lis
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     _print_text(routers, results, warnings, explain, cfg)
+    if beside is not None:
+        out = stdout_console()
+        for r, b in zip(routers, beside, strict=True):
+            verdict = {True: "agrees", False: "DISAGREES with arouter",
+                       None: "differs: the broker's round robin starts at a random position"}[b["agree"]]
+            out.print(f"{r.name}: the broker's own router: {b['status']} → {b['target'] or '—'} ({verdict})",
+                      highlight=False, markup=False)
     if explain:
         from .key_options import SNI_CLIENTS
 

@@ -41,6 +41,8 @@ class ValidateOptions:
     broker_properties: tuple[str, ...] = ()  # --properties
     cr: str | None = None
     ordinal: int | None = None
+    broker_home: str | None = None
+    no_broker_home: bool = False
 
 
 @record(frozen=True)
@@ -72,6 +74,10 @@ PROPERTIES_HELP = ("Broker properties applied after broker.xml, as `artemis run 
                    "directories ending in '/' (their *.properties and *.json, sorted); comma list, repeatable. "
                    "Default: broker.properties beside broker.xml.")
 CR_HELP = "An ActiveMQArtemis custom resource: its spec.brokerProperties as the operator gives them to a broker."
+BROKER_HOME_HELP = ("Your Artemis installation (the folder with bin/artemis and lib/; default $ARTEMIS_HOME when it "
+                    "holds one): its version is the --broker-version; validate checks the whole file against its "
+                    "schema and runs its own loader in a JVM.")
+NO_BROKER_HOME_HELP = "Ignore $ARTEMIS_HOME: judge with arouter's own model only."
 ORDINAL_HELP = "With --cr: the broker (pod ordinal) to view: its broker-N. lines and STATEFUL_SET_ORDINAL (default 0)."
 
 # Help texts are shown through rich by typer: no square brackets (they would be read as markup).
@@ -93,6 +99,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("broker_properties", ("--properties",), "repeat", PROPERTIES_HELP, metavar="PATH[,PATH...]"),
     Option("cr", ("--cr",), "value", CR_HELP, metavar="CR.yaml"),
     Option("ordinal", ("--ordinal",), "int", ORDINAL_HELP, metavar="N"),
+    Option("broker_home", ("--broker-home",), "value", BROKER_HOME_HELP, metavar="DIR"),
+    Option("no_broker_home", ("--no-broker-home",), "flag", NO_BROKER_HOME_HELP, default=False),
     Option("list_rules", ("--list-rules",), "flag", "List every rule and exit.", default=False, fast=False),
 )
 

@@ -7,7 +7,9 @@ are written with plain ``print``, so a pre-commit hook or CI step pays for neith
 from __future__ import annotations
 
 import gc
+import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..config.gcpause import gc_paused
 from ..diagnostics import Severity
@@ -16,6 +18,9 @@ from ..outfile import atomic_text, write_text
 from ..safeio import MAX_CONFIG_BYTES
 from .common import colour_terminal, find_config, note, parse_properties
 from .validate_options import FORMATS, ValidateOptions
+
+if TYPE_CHECKING:
+    from ..report.coverage import Coverage
 
 
 def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> int:
@@ -50,9 +55,15 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
         raise UsageError("--ordinal needs a CR (--cr or a .yaml path)")
     from ..config.properties.options import PropertiesOptions
 
+    home = None
+    if opts.broker_home is not None or opts.no_broker_home or "ARTEMIS_HOME" in os.environ:
+        from .broker_home import resolve_home
+
+        home = resolve_home(opts.broker_home, opts.no_broker_home)
+    loader = False
     broker_props = PropertiesOptions(paths=opts.broker_properties, cr=opts.cr, ordinal=opts.ordinal)
     lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
-                                 broker_properties=broker_props, show_values=opts.show_values)
+                                 broker_properties=broker_props, show_values=opts.show_values, broker_home=home)
     if opts.paths:
         targets = list(opts.paths)
     elif opts.cr is not None:
@@ -60,7 +71,7 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
         lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
                                      broker_properties=PropertiesOptions(paths=opts.broker_properties,
                                                                          ordinal=opts.ordinal),
-                                     show_values=opts.show_values)
+                                     show_values=opts.show_values, broker_home=home)
     elif opts.broker_properties:  # properties only, unless a broker.xml is where one is looked for
         from ..config.properties.sources import empty_broker_xml
         from .common import found_config_or_none
@@ -78,13 +89,43 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
             keep.append(reports)
             gc.freeze()
 
+    if home is not None:
+        loader = _judge(reports, targets, home, props, opts)
     fatal = [r for r in reports if r.fatal is not None]
     failing = any(d.severity.rank >= threshold.rank for r in reports for d in r.diagnostics if r.fatal is None)
     code = 2 if fatal else (1 if failing else 0)
     for r in fatal:
         note(f"arouter: {r.fatal}")
-    _emit(opts, reports, code, threshold)
+    from ..report.coverage import Coverage
+
+    coverage = Coverage(True, home.describe(), loader) if home is not None else Coverage(False)
+    _emit(opts, reports, code, threshold, coverage)
     return code
+
+
+def _judge(reports: list, targets: list[str], home: object, props: dict[str, str], opts: ValidateOptions) -> bool:
+    """The broker's own loader on every file it can read as the broker would; whether it ran."""
+    from ..judge.loader import judge_report
+
+    if not home.has_routers:  # type: ignore[attr-defined]
+        note(f"arouter: the broker's own loader is not supported for Artemis {home.version} (broker balancers, "  # type: ignore[attr-defined]
+             "before 2.21): checked against its schema only")
+        return False
+    ran = False
+    for path, report in zip(targets, reports, strict=True):
+        if report.fatal is not None:
+            continue
+        if path == "-" or path.endswith((".yaml", ".yml")) or opts.cr is not None:
+            note(f"arouter: {report.path}: the broker's own loader judges files on disk without a CR; "
+                 "checked against its schema only")
+            continue
+        verdict = judge_report(report, path, home, props, opts.broker_properties)  # type: ignore[arg-type]
+        ran = True
+        if any(d.rule == "AR005" for d in report.diagnostics):
+            note(f"arouter: {report.path}: ARGUMENT WITH YOUR BROKER: arouter's verdict and the broker's own loader "
+                 f"differ ({'refuses' if not verdict.starts else 'starts'} says the broker): a bug in arouter, "
+                 "please report it")
+    return ran
 
 
 def _threshold(fail_on: str | None, strict: bool, project: Severity | None) -> Severity:
@@ -98,7 +139,7 @@ def _threshold(fail_on: str | None, strict: bool, project: Severity | None) -> S
     return project or Severity.ERROR
 
 
-def _emit(opts: ValidateOptions, reports: list, code: int, threshold: Severity) -> None:
+def _emit(opts: ValidateOptions, reports: list, code: int, threshold: Severity, coverage: Coverage) -> None:
     output = opts.output
     if opts.fmt == "text":
         from ..report import text as text_report
@@ -110,31 +151,31 @@ def _emit(opts: ValidateOptions, reports: list, code: int, threshold: Severity) 
 
         if output:
             with atomic_text(output, what="report") as fh:
-                text_report.render_plain(reports, fh, quiet=opts.quiet)
+                text_report.render_plain(reports, fh, quiet=opts.quiet, coverage=coverage)
         elif colour_terminal():
             from .common import stdout_console
 
-            text_report.render(reports, stdout_console(), quiet=opts.quiet)
+            text_report.render(reports, stdout_console(), quiet=opts.quiet, coverage=coverage)
         else:  # piped: the same lines without rich (and without its import)
-            text_report.render_plain(reports, sys.stdout, quiet=opts.quiet)
+            text_report.render_plain(reports, sys.stdout, quiet=opts.quiet, coverage=coverage)
         return
-    text = _render(opts.fmt, reports, code, threshold, opts.docs_url)
+    text = _render(opts.fmt, reports, code, threshold, opts.docs_url, coverage)
     if output:
         write_text(output, text + "\n", what="report")
     elif text:
         sys.stdout.write(text + "\n")
 
 
-def _render(fmt: str, reports: list, code: int, threshold: Severity, docs_url: str) -> str:
+def _render(fmt: str, reports: list, code: int, threshold: Severity, docs_url: str, coverage: Coverage) -> str:
     """The report in a machine format (only that format's module is imported)."""
     if fmt == "json":
         from ..report import jsonfmt
 
-        return jsonfmt.render(reports, code)
+        return jsonfmt.render(reports, code, coverage)
     if fmt == "sarif":
         from ..report import sarif
 
-        return sarif.render(reports, docs_url=docs_url)
+        return sarif.render(reports, docs_url=docs_url, coverage=coverage)
     if fmt == "junit":
         from ..report import junit
 

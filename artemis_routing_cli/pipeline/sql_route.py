@@ -46,7 +46,7 @@ from ..javastr import java_is_blank
 from ..jregex.javaregex import JavaRegexError, compile_java
 from ..routing.batch import vectorisable
 from ..routing.keys import EPOLL_SCOPE_ONLY_WHEN_NEEDED, INTERNAL_CLIENT_ID_PREFIX, NULL_KEY, RECORD_COLUMNS
-from ..routing.policies import ConsistentHashModuloPolicy, FirstElementPolicy, Ring
+from ..routing.policies import MODULO_UNSIGNED_SINCE, ConsistentHashModuloPolicy, FirstElementPolicy, Ring
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router
 from ..routing.targets import INT_MAX, Target
 from .inputs import BAD
@@ -287,16 +287,18 @@ class SqlRouting:
             return key
         internal = self.internal(router)
         modulo = policy.modulo
+        signed = router.broker_version < MODULO_UNSIGNED_SINCE  # before 2.23: Java's hash % modulo
 
         def make() -> Column:
             k = F.col(key)
             keep = k == F.lit(NULL_KEY)
             if internal is not None:
                 keep = keep | F.col(internal)
-            bucket = (_call(FNV, k).bitwiseAND(F.lit(INT_MAX)) % F.lit(modulo)).cast("string")
+            hashed = _call(FNV, k) if signed else _call(FNV, k).bitwiseAND(F.lit(INT_MAX))
+            bucket = (hashed % F.lit(modulo)).cast("string")  # Spark's % on ints is Java's
             return F.when(keep, k).otherwise(bucket)
 
-        return self._column(2, ("modulo", key, modulo), make)
+        return self._column(2, ("modulo", key, modulo, signed), make)
 
     def _hash(self, value: str) -> str:
         from pyspark.sql import functions as F

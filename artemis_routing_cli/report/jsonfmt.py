@@ -8,6 +8,7 @@ from json.encoder import encode_basestring
 from ..diagnostics import DEPLOYS, REFUSES, Diagnostic
 from ..linting import FileReport
 from . import jsontext
+from .coverage import Coverage
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, object]:
@@ -25,7 +26,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, object]:
     }
 
 
-def render(reports: Sequence[FileReport], exit_code: int) -> str:
+def render(reports: Sequence[FileReport], exit_code: int, coverage: Coverage | None = None) -> str:
     summary = {
         "files": len(reports),
         "errors": sum(r.errors for r in reports),
@@ -34,8 +35,12 @@ def render(reports: Sequence[FileReport], exit_code: int) -> str:
         "unreadable": sum(1 for r in reports if r.fatal is not None),
         "exit_code": exit_code,
     }
+    tail = "" if coverage is None else ',\n  "coverage": ' + jsontext.dumps(coverage.as_json(), 1)
     if not reports:
-        return jsontext.dumps({"files": [], "summary": summary})
+        whole: dict[str, object] = {"files": [], "summary": summary}
+        if coverage is not None:
+            whole["coverage"] = coverage.as_json()
+        return jsontext.dumps(whole)
     files = []
     for r in reports:
         head = {
@@ -50,7 +55,7 @@ def render(reports: Sequence[FileReport], exit_code: int) -> str:
         files.append(_INDENT_FILE + jsontext.splice(jsontext.dumps(head, 2), "diagnostics",
                                                      [_diagnostic_text(d) for d in r.diagnostics], 4))
     return ('{\n  "files": [\n' + ",\n".join(files) + '\n  ],\n  "summary": ' + jsontext.dumps(summary, 1)
-            + "\n}")
+            + tail + "\n}")
 
 
 _INDENT_FILE = jsontext.INDENT * 2

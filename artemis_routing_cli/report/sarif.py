@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic, Severity
 from ..linting import FileReport
 from ..rules import all_rules
 from . import jsontext
+from .coverage import Coverage
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 DOCS = "docs/rules.md"  # relative to the repository; override with --docs-url
@@ -22,7 +23,7 @@ def _uri(path: str) -> str:
     return p.as_posix() if not p.is_absolute() else p.as_uri()
 
 
-def render(reports: Sequence[FileReport], *, docs_url: str = DOCS) -> str:
+def render(reports: Sequence[FileReport], *, docs_url: str = DOCS, coverage: Coverage | None = None) -> str:
     metas = all_rules()
     used = sorted({d.rule for r in reports for d in r.diagnostics})
     rule_ids = list(metas) if not used else used
@@ -65,6 +66,13 @@ def render(reports: Sequence[FileReport], *, docs_url: str = DOCS) -> str:
             "results": [],
         }],
     }
+    if coverage is not None:  # what the run judged, as a property bag and a notification a viewer shows
+        run = doc["runs"][0]  # type: ignore[index]
+        empty = run.pop("results")
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "note", "message": {"text": coverage.text()}}]}]
+        run["properties"] = {"coverage": coverage.as_json()}
+        run["results"] = empty  # last: the findings are spliced in there
     # everything but the results through json.dumps; the results (one per finding) put in as written
     return jsontext.splice(jsontext.dumps(doc), "results", results, 4)
 

@@ -18,6 +18,8 @@ from ..rules import all_rules
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from .coverage import Coverage
+
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 _VERDICT_STYLE = {REFUSES: "bold red", SKIPS: "yellow", DEPLOYS: "dim"}
@@ -55,7 +57,8 @@ def summary_line(reports: Sequence[FileReport]) -> list[Piece]:
             (f"{warnings} warning(s)", "yellow"), (", ", ""), (f"{infos} info", "cyan")]
 
 
-def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = False) -> None:
+def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = False,
+           coverage: Coverage | None = None) -> None:
     """On a rich console (colour when it is a terminal)."""
     from rich.text import Text
 
@@ -64,6 +67,8 @@ def render(reports: Sequence[FileReport], console: Console, *, quiet: bool = Fal
         console.print(Text("\n").join(lines), soft_wrap=True)
     if not quiet:
         console.print(Text.assemble(*summary_line(reports)), soft_wrap=True)
+        if coverage is not None:
+            console.print(Text(coverage.text(), style="dim"), soft_wrap=True)
 
 
 def plain_finding_lines(reports: Sequence[FileReport]) -> list[str]:
@@ -83,10 +88,13 @@ def plain_finding_lines(reports: Sequence[FileReport]) -> list[str]:
     return lines
 
 
-def render_plain(reports: Sequence[FileReport], out: TextIO, *, quiet: bool = False) -> None:
+def render_plain(reports: Sequence[FileReport], out: TextIO, *, quiet: bool = False,
+                 coverage: Coverage | None = None) -> None:
     """The same lines without colour, written as they are (for pipes and files)."""
     lines = plain_finding_lines(reports)
     if not quiet:
         lines.append("".join(text for text, _ in summary_line(reports)))
+        if coverage is not None:
+            lines.append(coverage.text())
     if lines:
         out.write("\n".join(lines) + "\n")

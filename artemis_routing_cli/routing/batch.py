@@ -29,6 +29,7 @@ from .keys import (
     resolve_key,
 )
 from .policies import (
+    MODULO_UNSIGNED_SINCE,
     ConsistentHashModuloPolicy,
     ConsistentHashPolicy,
     FirstElementPolicy,
@@ -116,10 +117,13 @@ def ring_lookup(ring: Ring, hashes: np.ndarray) -> np.ndarray:
     return idx
 
 
-def modulo_values(hashes: np.ndarray, modulo: int) -> np.ndarray:
-    """CONSISTENT_HASH_MODULO's transformation on hashes: (h & 0x7fffffff) % modulo, in [0, modulo)."""
+def modulo_values(hashes: np.ndarray, modulo: int, signed: bool = False) -> np.ndarray:
+    """CONSISTENT_HASH_MODULO's transformation on hashes: (h & 0x7fffffff) % modulo, in [0, modulo);
+    ``signed`` (before 2.23): Java's h % modulo, with the sign of h (numpy's fmod)."""
     import numpy as np
 
+    if signed:
+        return np.fmod(hashes.astype(np.int64), modulo)
     return (hashes.astype(np.int64) & 0x7FFFFFFF) % modulo
 
 
@@ -282,7 +286,7 @@ def _vectorised(router: Router, keys: BatchInput, management: bool) -> BatchResu
         sel = np.flatnonzero((key != NULL_KEY) & ~internal)
         if len(sel):
             h = fnv1a32_batch(key[sel].tolist())
-            mods = modulo_values(h, policy.modulo)
+            mods = modulo_values(h, policy.modulo, router.broker_version < MODULO_UNSIGNED_SINCE)
             uniq, inv = np.unique(mods, return_inverse=True)
             labels = np.array([str(int(u)) for u in uniq], dtype=object)
             value[sel] = labels[inv.reshape(-1)]

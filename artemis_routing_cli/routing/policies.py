@@ -44,6 +44,17 @@ class RoundRobinState:
         return chosen
 
 
+# ARTEMIS-3823: CONSISTENT_HASH_MODULO's transformKey is (hash & Integer.MAX_VALUE) % modulo from 2.23.0;
+# before, hash % modulo (Java's remainder: the sign of the hash)
+MODULO_UNSIGNED_SINCE = (2, 23)
+
+
+def java_remainder(value: int, modulo: int) -> int:
+    """Java's ``int % int``: the remainder takes the sign of ``value``."""
+    r = abs(value) % modulo
+    return -r if value < 0 else r
+
+
 class Policy:
     name = ""
     deterministic = True  # the same key and targets always give the same answer
@@ -52,7 +63,7 @@ class Policy:
     def __init__(self, properties: Mapping[str, str]) -> None:
         self.properties = dict(properties)
 
-    def transform_key(self, key: str) -> str:
+    def transform_key(self, key: str, signed: bool = False) -> str:
         return key
 
     def select(self, targets: Sequence[Target], key: str) -> Target | None:
@@ -159,11 +170,15 @@ class ConsistentHashModuloPolicy(ConsistentHashPolicy):
             self.modulo = 0
             self.error = str(exc)
 
-    def transform_key(self, key: str) -> str:
+    def transform_key(self, key: str, signed: bool = False) -> str:
+        """``signed``: the broker before 2.23 (MODULO_UNSIGNED_SINCE) took Java's ``hash % modulo``, negative
+        for a negative hash (``java_remainder``)."""
         if self.modulo > 0:
             h = FNV_MEMO.get(key)  # fnv1a32(key), remembered for keys seen lately (as CONSISTENT_HASH does)
             if h is None:
                 h = fnv1a32_remembered(key)
+            if signed:
+                return str(java_remainder(h, self.modulo))
             return str((h & INT_MAX) % self.modulo)
         return key
 

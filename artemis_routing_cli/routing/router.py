@@ -25,7 +25,14 @@ from .keys import (
     key_filter_pattern,
     resolve_key,
 )
-from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
+from .policies import (
+    MODULO_UNSIGNED_SINCE,
+    POLICIES,
+    ConsistentHashModuloPolicy,
+    LeastConnectionsPolicy,
+    Policy,
+    make_policy,
+)
 from .pool import Pool, build_pool, local_target
 from .sni import DEFAULT_SNI_ENCODING
 from .targets import Target, TargetState
@@ -256,7 +263,7 @@ class Router:
         value = key
         policy, pool, cache = self.policy, self.pool, self.cache
         if policy is not None and key != NULL_KEY and policy.transforms:
-            value = policy.transform_key(key)
+            value = policy.transform_key(key, self.broker_version < MODULO_UNSIGNED_SINCE)
             if trace is not None and value != key:
                 trace.append(TraceStep("transform", f"{policy.name}: {key!r} -> {value!r}"))
         elif trace is not None and policy is not None and key == NULL_KEY:

@@ -50,6 +50,34 @@ broker refuses them: a broker started without `-Dartemis.disableXxe=true` reads 
         summary="An `arouter: disable=` comment gives no reason.",
         doc="Write why the finding does not apply: `<!-- arouter: disable=AR305 shard 0 of 3 -->`.",
     ),
+    RuleMeta(
+        id="AR004",
+        name="broker-loader-refuses",
+        severity=Severity.ERROR,
+        category="schema",
+        broker=REFUSES,
+        summary="Your own broker's loader (--broker-home, run in a JVM) refuses this file; its exception is quoted.",
+        doc="""\
+With `--broker-home DIR` (or `$ARTEMIS_HOME`) and Java on the PATH, `arouter validate` also runs that
+installation's own classes on the file, as the broker does at start-up but without starting it: the
+file deployment (`${}`, XInclude, the schema, `FileConfigurationParser`), the broker properties, then
+every connection router as `ConnectionRouterManager` deploys it. When they throw, the broker would not
+start: this finding quotes the exception, at the element it names where arouter can find it (else
+the router, else the file's first line). Pools are built but not started (that would connect to the
+targets); what their start throws without the network (a cluster pool whose cluster connection is not
+deployed, a discovery pool whose group does not exist) is said from the configuration.""",
+    ),
+    RuleMeta(
+        id="AR005",
+        name="broker-disagrees",
+        severity=Severity.ERROR,
+        category="schema",
+        summary="arouter's verdict and your own broker's loader differ on this file: a bug in arouter.",
+        doc="""\
+arouter's own model said the broker starts and the broker's loader refused the file, or the other way
+round. The broker is right: please report the file (and the versions in the message) to arouter's
+issue tracker. The finding's `broker` field is the broker's own verdict.""",
+    ),
 ]
 
 
@@ -66,9 +94,9 @@ def families() -> tuple[ModuleType, ...]:
 
 
 def schema_rules() -> list[RuleMeta]:
-    from ..config import schema
+    from ..config import fullschema_rules, schema
 
-    return list(schema.SCHEMA_RULES)
+    return [*schema.SCHEMA_RULES, *fullschema_rules.BROKER_SCHEMA_RULES]
 
 
 @lru_cache(maxsize=1)

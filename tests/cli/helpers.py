@@ -22,7 +22,9 @@ class Run:
 
 
 def arouter(*args: str, stdin: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
-    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+    # $ARTEMIS_HOME would make validate judge with that broker too (a JVM): only a test that means it sets it
+    inherited = {k: v for k, v in os.environ.items() if k != "ARTEMIS_HOME"}
+    full_env = {**inherited, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
     full_env.pop("ARTEMIS_INSTANCE", None)
     proc = subprocess.run(
         [sys.executable, "-m", "artemis_routing_cli", *args],
