@@ -99,3 +99,31 @@ def test_terminal_escapes_in_keys_never_reach_the_table_or_markdown():
     for page in (text_report(doc), markdown_report(doc)):
         assert "\x1b" not in page and "\x07" not in page and "\x9b" not in page
         assert "evil\\x1b[2J\\x07\\x9b" in page
+
+
+def test_mutated_real_lines_never_raise():
+    """Real recorded lines cut, spliced and sprinkled with odd characters: read, counted, never a crash."""
+    import random
+
+    from .helpers import DATA
+
+    real = [t for v in ("2.40.0", "2.31.2", "2.21.0") for f in (DATA / v / "debug").iterdir()
+            for t in f.read_text().splitlines()]
+    rnd = random.Random(35)
+    odd = ["\x00", "\ufffd", "[", "]", "(", ")", ",", " ", "=", "{", "\"", "\\", "😀", "\u2028", "null", "ID="]
+    texts = []
+    for _ in range(4000):
+        a, b = rnd.choice(real), rnd.choice(real)
+        cut = rnd.randrange(len(a) + 1)
+        line = a[:cut] + (b[rnd.randrange(len(b) + 1):] if rnd.random() < 0.3 else a[cut:])
+        for _ in range(rnd.randrange(4)):
+            at = rnd.randrange(len(line) + 1)
+            line = line[:at] + rnd.choice(odd) + line[at:]
+        texts.append(line)
+    cfg = load(str(CONFIG), LoadOptions({}))
+    lines = [Line("m.log", i + 1, t) for i, t in enumerate(texts)]
+    s = replay(lines, Replayer(cfg, TargetState()))
+    doc = s.to_json()
+    assert doc["lines"] == 4000 and sum(doc["counts"].values()) == doc["decisions"]
+    assert doc["decisions"] > 0 and doc["bad_lines"]["count"] > 0  # both paths taken
+    html_report(doc)
