@@ -56,8 +56,9 @@ class Cluster:
             broker.stop()
 
 
-def start_cluster(folder: Path, count: int = 3) -> Cluster:
-    """Create and start ``count`` brokers in ``folder``; on any failure the started ones are stopped."""
+def start_cluster(folder: Path, count: int = 3, router_debug: bool = True) -> Cluster:
+    """Create and start ``count`` brokers in ``folder``; on any failure the started ones are stopped.
+    ``router_debug``: broker 0 logs its routers' DEBUG lines (the tests wait on them; a bench does not)."""
     hosts = [host_of(n) for n in range(count)]
     # the block is free on one more address: the broker configured by properties only (PROPERTIES_INDEX)
     layout = Layout(port_block([*hosts, host_of(count)]), count)
@@ -66,7 +67,7 @@ def start_cluster(folder: Path, count: int = 3) -> Cluster:
     def make(index: int) -> Path:
         instance = create(folder / f"b{index}", hosts[index], layout.port(WEB))
         (instance / "etc" / "broker.xml").write_text(broker_xml(index, layout), encoding="utf-8")
-        if index == 0:
+        if index == 0 and router_debug:
             enable_router_debug(instance)
         return instance
 
@@ -78,7 +79,8 @@ def start_cluster(folder: Path, count: int = 3) -> Cluster:
         for broker in cluster.brokers:
             if not wait_logged(broker, ACTIVE, WEB_STARTED):
                 raise RuntimeError(f"a broker of the cluster did not start:\n{broker.log_text()[-3000:]}")
-        wait_pools_ready(cluster.brokers[0])
+        if router_debug:
+            wait_pools_ready(cluster.brokers[0])
         for index in range(count):  # Jolokia starts lazily: its first answer can take seconds
             read(cluster.jolokia(index), broker_mbean(f"b{index}"), "Active")
     except BaseException:

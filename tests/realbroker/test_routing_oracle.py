@@ -4,12 +4,17 @@ file ``arouter probe --save`` read from the running brokers."""
 
 from __future__ import annotations
 
+import json
+import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli.helpers import arouter
 from tests.realbroker.cluster import Cluster
+from tests.realbroker.instances import HANG_GUARD_SECONDS
 from tests.realbroker.jolokia import targets_of
 from tests.realbroker.keys import keys
 from tests.realbroker.simulate import simulate_keys
@@ -70,3 +75,49 @@ def test_round_robin_with_cache_turns_as_the_broker(cluster: Cluster, targets: P
         tries[seed] = mismatches(sample, broker, ours)
     assert min(len(found) for found in tries.values()) == 0, tries
     assert len({b[1] for b in broker}) == 3
+
+
+COUNT_LINE = re.compile(r"LeastConnectionsPolicy\] Updating the connection count to (\d+) for the target "
+                        r"ActiveMQTarget \[connector=TransportConfiguration\(name=(c\d),")
+
+
+def broker_counts(cluster: Cluster, mark: int) -> dict[str, int]:
+    """The counts broker 0's LEAST_CONNECTIONS policies last read since ``mark`` (its DEBUG lines)."""
+    counts: dict[str, int] = {}
+    for line in cluster.brokers[0].log_since(mark):
+        found = COUNT_LINE.search(line)
+        if found:
+            counts[found.group(2)] = int(found.group(1))
+    return counts
+
+
+def probe_lc(cluster: Cluster, saved: Path) -> dict[str, int]:
+    done = arouter("probe", "-c", str(cluster.config(0)), "-r", "lc", "--jolokia", cluster.jolokia_template(),
+                   "--save", str(saved), "--timeout", "30", "--format", "json", "-D", "ordinal=0")
+    assert done.code == 0, done.out + done.err
+    return {t["name"]: t["connection_count"] for t in json.loads(done.out)["pools"][0]["targets"]}
+
+
+def test_least_connections_picks_as_the_broker_with_the_counts_probe_read(cluster: Cluster, tmp_path: Path) -> None:
+    """LEAST_CONNECTIONS over c1 and c2: with the connection counts ``arouter probe --save`` read over Jolokia
+    (once they are the counts the broker's policy read last: connections come and go around a start),
+    simulate gives the broker's pick for 1,000 keys; a tie is broken by the round-robin rule from some start
+    position."""
+    saved = tmp_path / "lc-targets.json"
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while True:
+        mark = cluster.brokers[0].log_size()
+        ours_counts = probe_lc(cluster, saved)
+        # the policy reads each count every check-period (1 s); a probe takes longer than that
+        if broker_counts(cluster, mark) == ours_counts:
+            break
+        assert time.monotonic() < deadline, (broker_counts(cluster, mark), ours_counts)
+    own = cluster.brokers[0].node_id
+    sample = keys("m1lc-")
+    broker = [answer(t, own) for t in targets_of(cluster.jolokia(0), "b0", "lc", sample)]
+    tries = {}
+    for seed in range(2):
+        ours = [simulated(r, own) for r in simulate_keys(cluster.config(0), "lc", sample, tmp_path, "--seed", str(seed),
+                                                         "--targets", str(saved), "-D", "ordinal=0")]
+        tries[seed] = mismatches(sample, broker, ours)
+    assert min(len(found) for found in tries.values()) == 0, {k: v[:3] for k, v in tries.items()}
