@@ -20,7 +20,8 @@ SNI_ENCODING_HELP = (
     "reads the bytes one char per byte and lower-cases them.")
 BROKER_VERSION_HELP = (
     "The Artemis version to follow where versions differ (2.21 to 2.41, default 2.41): on epoll, IPv6 "
-    "SOURCE_IP keys carry '%0' up to 2.35 (Netty 4.1.111) and only for link-local or scoped peers from 2.36.")
+    "SOURCE_IP keys carry '%0' up to 2.35 (Netty 4.1.111) and only for link-local or scoped peers from 2.36; "
+    "CONSISTENT_HASH_MODULO takes the remainder of the signed hash before 2.23 (negative for a negative hash).")
 
 
 def broker_version(text: str | None) -> tuple[int, int]:
@@ -43,7 +44,7 @@ def apply(routers: Iterable[Router], encoding: str | None, version: str | None) 
     enc, ver = sni_encoding(encoding), broker_version(version)
     for r in routers:
         r.sni_encoding = enc
-        r.broker_version = ver
+        r.follow_version(ver)
     return enc, ver
 
 

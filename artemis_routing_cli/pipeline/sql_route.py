@@ -285,16 +285,18 @@ class SqlRouting:
             return key
         internal = self.internal(router)
         modulo = policy.modulo
+        signed = policy.signed  # before 2.23: Java's remainder of the signed hash (Spark's % is Java's)
 
         def make() -> Column:
             k = F.col(key)
             keep = k == F.lit(NULL_KEY)
             if internal is not None:
                 keep = keep | F.col(internal)
-            bucket = (_call(FNV, k).bitwiseAND(F.lit(INT_MAX)) % F.lit(modulo)).cast("string")
+            h = _call(FNV, k) if signed else _call(FNV, k).bitwiseAND(F.lit(INT_MAX))
+            bucket = (h % F.lit(modulo)).cast("string")
             return F.when(keep, k).otherwise(bucket)
 
-        return self._column(2, ("modulo", key, modulo), make)
+        return self._column(2, ("modulo", key, modulo, signed), make)
 
     def _hash(self, value: str) -> str:
         from pyspark.sql import functions as F

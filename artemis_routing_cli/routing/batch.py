@@ -116,10 +116,14 @@ def ring_lookup(ring: Ring, hashes: np.ndarray) -> np.ndarray:
     return idx
 
 
-def modulo_values(hashes: np.ndarray, modulo: int) -> np.ndarray:
-    """CONSISTENT_HASH_MODULO's transformation on hashes: (h & 0x7fffffff) % modulo, in [0, modulo)."""
+def modulo_values(hashes: np.ndarray, modulo: int, signed: bool = False) -> np.ndarray:
+    """CONSISTENT_HASH_MODULO's transformation on hashes: (h & 0x7fffffff) % modulo, in [0, modulo);
+    ``signed`` (before 2.23): Java's h % modulo, in (-modulo, modulo) with the sign of h."""
     import numpy as np
 
+    if signed:
+        h = hashes.astype(np.int64)
+        return np.sign(h) * (np.abs(h) % modulo)
     return (hashes.astype(np.int64) & 0x7FFFFFFF) % modulo
 
 
@@ -282,7 +286,7 @@ def _vectorised(router: Router, keys: BatchInput, management: bool) -> BatchResu
         sel = np.flatnonzero((key != NULL_KEY) & ~internal)
         if len(sel):
             h = fnv1a32_batch(key[sel].tolist())
-            mods = modulo_values(h, policy.modulo)
+            mods = modulo_values(h, policy.modulo, policy.signed)
             uniq, inv = np.unique(mods, return_inverse=True)
             labels = np.array([str(int(u)) for u in uniq], dtype=object)
             value[sel] = labels[inv.reshape(-1)]

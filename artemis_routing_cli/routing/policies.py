@@ -145,12 +145,24 @@ class ConsistentHashPolicy(Policy):
                 "else the smallest")
 
 
+# ARTEMIS-3823 (2.23.0): the hash's sign bit is cleared before the modulo; before it, Java's ``%`` of
+# the signed hash, negative for a negative hash (so keys move when a fleet is upgraded across it).
+UNSIGNED_MODULO_SINCE = (2, 23)
+
+
+def java_remainder(a: int, b: int) -> int:
+    """Java's ``a % b`` on ints: truncated toward zero, the sign of ``a``."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
 class ConsistentHashModuloPolicy(ConsistentHashPolicy):
     name = "CONSISTENT_HASH_MODULO"
     transforms = True
 
     def __init__(self, properties: Mapping[str, str]) -> None:
         super().__init__(properties)
+        self.signed = False  # the rule before 2.23 (Router.follow_version sets it)
         self.error: str | None = None
         try:
             self.modulo = parse_int_property(self.properties.get("MODULO"))
@@ -161,6 +173,8 @@ class ConsistentHashModuloPolicy(ConsistentHashPolicy):
 
     def transform_key(self, key: str) -> str:
         if self.modulo > 0:
+            if self.signed:
+                return str(java_remainder(fnv1a32(key), self.modulo))
             return str((fnv1a32(key) & INT_MAX) % self.modulo)
         return key
 
@@ -168,8 +182,9 @@ class ConsistentHashModuloPolicy(ConsistentHashPolicy):
         return None
 
     def explain(self) -> str:
-        return (f"CONSISTENT_HASH_MODULO turns the key into (fnv(key) & 0x7fffffff) % {self.modulo} "
-                "and never selects a target")
+        rule = "fnv(key) % {} (Java's remainder: negative for a negative hash, before 2.23)" if self.signed else \
+            "(fnv(key) & 0x7fffffff) % {}"
+        return f"CONSISTENT_HASH_MODULO turns the key into {rule.format(self.modulo)} and never selects a target"
 
 
 class LeastConnectionsPolicy(RoundRobinPolicy):

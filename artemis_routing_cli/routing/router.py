@@ -24,7 +24,14 @@ from .keys import (
     apply_key_filter,
     resolve_key,
 )
-from .policies import POLICIES, ConsistentHashModuloPolicy, LeastConnectionsPolicy, Policy, make_policy
+from .policies import (
+    POLICIES,
+    UNSIGNED_MODULO_SINCE,
+    ConsistentHashModuloPolicy,
+    LeastConnectionsPolicy,
+    Policy,
+    make_policy,
+)
 from .pool import Pool, build_pool, local_target
 from .sni import DEFAULT_SNI_ENCODING
 from .targets import Target, TargetState
@@ -166,6 +173,13 @@ class Router:
             broker=config.deploy_verdicts.get(router.name, DEPLOYS),
             native_transport=native,
         )
+
+    def follow_version(self, version: tuple[int, int]) -> None:
+        """Follow Artemis ``version`` where versions differ: SOURCE_IP keys of IPv6 peers, and
+        CONSISTENT_HASH_MODULO's sign rule (before 2.23 the remainder of the signed hash)."""
+        self.broker_version = version
+        if isinstance(self.policy, ConsistentHashModuloPolicy):
+            self.policy.signed = version < UNSIGNED_MODULO_SINCE
 
     # -- the workflow ---------------------------------------------------------------------------
     def route(self, conn: Connection) -> RouteResult:

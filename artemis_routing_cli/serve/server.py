@@ -94,7 +94,7 @@ class Server:
         for router_cfg in cfg.connection_routers:
             router = Router.from_config(cfg, router_cfg, options.state, seed=options.seed, clock=monotonic_ms)
             router.tracing = False
-            router.broker_version = options.broker_version
+            router.follow_version(options.broker_version)
             service = RouterService(router, cfg, local)
             if router.cache is not None and router_cfg.cache is not None and router_cfg.cache.persisted \
                     and self.db is not None:
