@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("linting", ("linting", "redact", "redact_output")),
     ("verdict", ("verdict",)),  # the broker's deploy verdict, from linting's findings
     ("diffing", ("diffing",)),  # arouter diff's pure core
+    ("fleet", ("fleet",)),  # arouter fleet's pure core
     ("protocols", ("protocols",)),  # sans-IO codecs
     ("report", ("report",)),  # shells from here on
     ("probe", ("probe",)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from .. import __version__
-from . import analyze, diff, probe, serve, simulate, validate
+from . import analyze, diff, fleet, probe, serve, simulate, validate
 
 __all__ = ["app"]
 
@@ -43,4 +43,5 @@ probe.register(app)
 serve.register(app)
 analyze.register(app)
 diff.register(app)
+fleet.register(app)
 
