@@ -263,9 +263,12 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
             mapping: dict[str, str], assumed: list[str]) -> dict[str, Any]:
     from ..fleet.count import home_label, home_pairs, home_transfer
     from ..fleet.document import change_json
-    from ..fleet.proof import prove_change
+    from ..fleet.document import proof_json
+    from ..fleet.proof import prove, prove_change
 
     what = _what(o, pods, after)
+    after_proof = prove(after, name)
+    after_json = proof_json(after_proof) if after_proof.proven else None
     run_a = [p.name for p in pods if p.config is not None]
     run_b = [p.name for p in after if p.config is not None]
     if loaded is None:
@@ -273,10 +276,11 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
         if not proof.proven:
             assumed.append(f"{name}: the change is not proven ({proof.why})")
             return {"what": what, "unit": None, "total": 0, "moved": 0, "lost_home": 0, "gained_home": 0,
-                    "matrix": [], "null": None, "why": proof.why}
+                    "matrix": [], "null": None, "why": proof.why, "after": after_json}
         out = change_json(what, f"hash classes (of {proof.classes})", home_transfer(proof.pairs, run_a, run_b),
                           (home_label(proof.null[0], run_a), home_label(proof.null[1], run_b)))
         out["why"] = proof.why
+        out["after"] = after_json
         return out
     pairs: Counter[tuple[int, int]] = Counter()
     all_a = [p.name for p in pods]
@@ -286,6 +290,7 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
         pairs.update(home_pairs(a, b))
     out = change_json(what, "keys", home_transfer(pairs, all_a, all_b))
     out["why"] = None
+    out["after"] = after_json
     return out
 
 

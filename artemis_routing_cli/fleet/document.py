@@ -6,12 +6,13 @@ Shape (stable; keys are never removed, new ones may be added)::
      "pods": [{"name", "ordinal", "runs": bool, "refusal": str|null, "routers": [str]}],
      "routers": [{"name",
         "proofs": [{"replicas", "proven": bool, "why", "values", "homeless": [str],
-                    "several": [{"value", "pods": [str]}], "homes": {value: [pod]}, "ok": bool}],
+                    "several": [{"value", "pods": [str]}], "homes": {value: [pod]}, "idle": [pod], "ok": bool}],
         "keys": null | {"source", "count", "one_home", "no_home", "several_homes", "hopped",
                  "load": {pod: n}, "skew": float|null,
                  "samples": {"no_home": [{"key", "pods"}], "several_homes": [{"key", "pods"}]}},
         "change": null | {"what", "unit": "keys"|"hash classes", "total", "moved", "lost_home",
-                 "gained_home", "matrix": [{"from", "to", "count"}], "null": {"from", "to"}|null}}],
+                 "gained_home", "matrix": [{"from", "to", "count", "share"}], "null": {"from", "to"}|null,
+                 "after": null | a proof of the fleet after the change (as in "proofs")}}],
      "assumed": [str], "failed": [str], "ok": bool}
 
 ``proofs`` holds one entry per pod count looked at (``--replicas 1..8``); ``homes`` maps every value of
@@ -41,7 +42,7 @@ def pods_json(pods: Sequence[Pod]) -> list[dict[str, Any]]:
 def proof_json(proof: Proof) -> dict[str, Any]:
     return {"replicas": proof.replicas, "proven": proof.proven, "why": proof.why, "values": proof.values,
             "homeless": list(proof.homeless), "several": [{"value": v, "pods": p} for v, p in proof.several],
-            "homes": dict(proof.homes), "ok": proof.ok}
+            "homes": dict(proof.homes), "idle": list(proof.idle), "ok": proof.ok}
 
 
 def keys_json(count: KeyCount, source: str) -> dict[str, Any]:
@@ -55,7 +56,8 @@ def change_json(what: str, unit: str, transfer: Transfer, null: tuple[str, str] 
     return {"what": what, "unit": unit, "total": transfer.keys, "moved": transfer.moved,
             "lost_home": sum(c for (a, b), c in transfer.matrix.items() if b == NO_HOME and a != NO_HOME),
             "gained_home": sum(c for (a, b), c in transfer.matrix.items() if a == NO_HOME and b != NO_HOME),
-            "matrix": [{"from": a, "to": b, "count": c} for (a, b), c in sorted(transfer.matrix.items())],
+            "matrix": [{"from": a, "to": b, "count": c, "share": c / transfer.keys if transfer.keys else 0.0}
+                       for (a, b), c in sorted(transfer.matrix.items())],
             "null": {"from": null[0], "to": null[1]} if null is not None else None}
 
 
@@ -67,7 +69,8 @@ def verdict(routers: list[dict[str, Any]], allow_multiple: bool, allow_homeless:
     A NULL without a home fails like any value: such a client retries for ever."""
     failed: list[str] = []
     for r in routers:
-        for p in r["proofs"]:
+        after = (r["change"] or {}).get("after")
+        for p in [*r["proofs"], *([after] if after else [])]:
             if p["homeless"] and not allow_homeless:
                 failed.append(f"{r['name']}: with {p['replicas']} pod(s), {len(p['homeless'])} value(s) have no home "
                               f"(proven): {', '.join(p['homeless'][:8])}")

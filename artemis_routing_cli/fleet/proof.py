@@ -54,9 +54,13 @@ class Proof:
     several: list[tuple[str, list[str]]] = field(default_factory=list)  # (value, pods)
     homes: dict[str, list[str]] = field(default_factory=dict)  # value -> pods (every value)
 
+    idle: list[str] = field(default_factory=list)  # running pods that accept no value but NULL
+
     @property
     def ok(self) -> bool:
-        return self.proven and not self.homeless and not self.several
+        """Proven, every value has a home, none but NULL has several (NULL|N on every pod: any pod may
+        take a client without a key, as the sharding examples intend)."""
+        return self.proven and not self.homeless and all(v == NULL_KEY for v, _ in self.several)
 
 
 def rules_of(routers: Sequence[Router | None]) -> tuple[list[Rule], str | None]:
@@ -143,6 +147,8 @@ def prove(pods: Sequence[Pod], router: str) -> Proof:
             proof.homeless.append(residue.label)
         elif len(home) > 1:
             proof.several.append((residue.label, home))
+    busy = {p for label, home in proof.homes.items() if label != NULL_KEY for p in home}
+    proof.idle = [p.name for p in running if p.name not in busy]
     return proof
 
 

@@ -17,6 +17,8 @@ def _proof_lines(r: dict[str, Any]) -> list[str]:
         out.append(f"  {p['replicas']} pod(s): proven over {p['values']} value(s): {state}")
         if p["homeless"]:
             out.append(f"    no home: {', '.join(p['homeless'])}")
+        if p.get("idle"):
+            out.append(f"    idle (no value but NULL): {', '.join(p['idle'])}")
         for s in p["several"]:
             out.append(f"    several homes: {s['value']} on {', '.join(s['pods'])}")
     return out
@@ -42,6 +44,9 @@ def _change_lines(c: dict[str, Any]) -> list[str]:
     out.extend(f"    {m['from']} -> {m['to']}: {m['count']:,}" for m in c["matrix"] if m["from"] != m["to"])
     if c.get("null") and c["null"]["from"] != c["null"]["to"]:
         out.append(f"    NULL: {c['null']['from']} -> {c['null']['to']}")
+    if c.get("after"):
+        out.append("  after the change:")
+        out.extend("  " + line for line in _proof_lines({"proofs": [c["after"]]}))
     return out
 
 
