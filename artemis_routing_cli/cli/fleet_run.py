@@ -262,8 +262,7 @@ def _what(o: FleetOptions, pods: Sequence[Pod], after: Sequence[Pod]) -> str:
 def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | None, o: FleetOptions,
             mapping: dict[str, str], assumed: list[str]) -> dict[str, Any]:
     from ..fleet.count import home_label, home_pairs, home_transfer
-    from ..fleet.document import change_json
-    from ..fleet.document import proof_json
+    from ..fleet.document import change_json, proof_json
     from ..fleet.proof import prove, prove_change
 
     what = _what(o, pods, after)
