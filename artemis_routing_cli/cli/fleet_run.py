@@ -200,9 +200,10 @@ def run_fleet(o: FleetOptions) -> int:
         names = [o.router]
     if not names:
         raise UsageError("no pod of the fleet has a connection router")
+    pods = _known_ids(pods, mapping, version, assumed)
     after = None
     if after_specs is not None:
-        after = load_pods(after_specs, version)
+        after = _known_ids(load_pods(after_specs, version), mapping, version, assumed)
     elif to_version is not None:
         after = with_version(pods, to_version)
     for pod in [*pods, *(after or [])]:
@@ -251,6 +252,19 @@ def _router_doc(name: str, pods: list[Pod], after: list[Pod] | None, span: tuple
     return {"name": name, "proofs": proofs, "keys": keys, "change": change}
 
 
+def _known_ids(pods: list[Pod], mapping: dict[str, str], version: tuple[int, int], assumed: list[str]) -> list[Pod]:
+    """The pods with the fleet's node ids (fleet.pods.with_node_ids) when some pool targets a pod."""
+    from ..fleet.pods import target_pods, with_node_ids
+
+    targets, said = target_pods(pods, mapping)
+    assumed.extend(said)
+    if not targets:
+        return pods
+    assumed.append("node ids: each pod's name stands for its node id (the broker's CONSISTENT_HASH ring orders "
+                   "the pods by their real node ids, which no config holds)")
+    return with_node_ids(pods, targets, version)
+
+
 def _what(o: FleetOptions, pods: Sequence[Pod], after: Sequence[Pod]) -> str:
     if o.to_broker_version is not None:
         return f"upgrade to Artemis {o.to_broker_version}"
@@ -284,8 +298,8 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
     pairs: Counter[tuple[int, int]] = Counter()
     all_a = [p.name for p in pods]
     all_b = [p.name for p in after]
-    for (_, a, _), (_, b, _) in zip(_homes(name, pods, loaded, o, mapping, assumed),
-                                    _homes(name, after, loaded, o, mapping, assumed), strict=True):
+    for (_, a, _), (_, b, _) in zip(key_homes(name, pods, loaded, o, mapping, assumed),
+                                    key_homes(name, after, loaded, o, mapping, assumed), strict=True):
         pairs.update(home_pairs(a, b))
     out = change_json(what, "keys", home_transfer(pairs, all_a, all_b))
     out["why"] = None
@@ -293,7 +307,7 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
     return out
 
 
-def _homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions, mapping: dict[str, str],
+def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions, mapping: dict[str, str],
            assumed: list[str]) -> Iterator[tuple[Sequence[object], np.ndarray, np.ndarray]]:
     """Each chunk of keys, as simulate --keys-file routes it on every pod: the keys shown, their homes
     (bit sets over ``pods``) and whether a redirect took them there."""
@@ -303,8 +317,7 @@ def _homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions, ma
     from .simulate_batch import _check as check_keys
     from .simulate_batch import _input_chunks
 
-    targets, said = target_pods(pods, mapping)
-    assumed.extend(said)
+    targets, _ = target_pods(pods, mapping)
     routers = [p.routers.get(name) for p in pods]
     for r in routers:
         if r is not None:
@@ -333,11 +346,20 @@ def _homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions, ma
 
 def _count(name: str, pods: list[Pod], loaded: KeysFile, o: FleetOptions, mapping: dict[str, str],
            assumed: list[str]) -> Any:
+    import numpy as np
+
     from ..fleet.count import KeyCount
+    from ..routing.keys import INTERNAL_CLIENT_ID_PREFIX
 
     count = KeyCount([p.name for p in pods])
-    for shown, homes, hopped in _homes(name, pods, loaded, o, mapping, assumed):
-        count.add(shown, homes, hopped)
+    by_client_id = any(r.key_type == "CLIENT_ID" for p in pods for n, r in p.routers.items() if n == name)
+    for shown, homes, hopped in key_homes(name, pods, loaded, o, mapping, assumed):
+        internal = np.fromiter((isinstance(k, str) and k.startswith(INTERNAL_CLIENT_ID_PREFIX) for k in shown),
+                               dtype=bool, count=len(shown)) if by_client_id else None
+        count.add(shown, homes, hopped, internal)
+    if count.internal:
+        assumed.append(f"{name}: {count.internal:,} key(s) are a router's own client ids "
+                       "($.artemis.internal.router.client.…): every pod takes them; not counted")
     return count
 
 

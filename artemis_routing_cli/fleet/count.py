@@ -81,11 +81,17 @@ class KeyCount:
     keys: int = 0
     by_homes: Counter[int] = field(default_factory=Counter)
     hopped: int = 0  # keys that reach a home through a redirect
+    internal: int = 0  # a router's own connections (client id $.artemis.internal.router.client.…): not counted
     samples: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: {"no_home": [], "several_homes": []})
 
-    def add(self, shown: Sequence[object], homes: np.ndarray, hopped: np.ndarray) -> None:
+    def add(self, shown: Sequence[object], homes: np.ndarray, hopped: np.ndarray,
+            internal: np.ndarray | None = None) -> None:
         import numpy as np
 
+        if internal is not None and internal.any():
+            self.internal += int(internal.sum())
+            keep = np.flatnonzero(~internal)
+            shown, homes, hopped = [shown[i] for i in keep.tolist()], homes[keep], hopped[keep]
         self.keys += len(homes)
         self.hopped += int(hopped.sum())
         values, counts = np.unique(homes, return_counts=True)

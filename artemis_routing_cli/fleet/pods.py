@@ -42,6 +42,7 @@ class Pod:
     config: BrokerConfig | None  # None: the broker would not start (``refusal`` says why)
     refusal: str | None = None
     routers: dict[str, Router] = field(default_factory=dict)
+    state: TargetState = field(default_factory=TargetState)
 
 
 def pod_environ(ordinal: int) -> dict[str, str]:
@@ -49,36 +50,47 @@ def pod_environ(ordinal: int) -> dict[str, str]:
     return {**os.environ, ORDINAL_VARIABLE: str(ordinal)}
 
 
-def load_pod(spec: PodSpec, version: tuple[int, int], state: TargetState | None = None) -> Pod:
+def _routers(config: BrokerConfig, version: tuple[int, int], state: TargetState) -> dict[str, Router]:
+    routers: dict[str, Router] = {}
+    for router in build_routers(config, state, seed=ROUND_ROBIN_START):
+        router.tracing = False
+        router.follow_version(version)
+        routers[router.name] = router
+    return routers
+
+
+def load_pod(spec: PodSpec, version: tuple[int, int]) -> Pod:
     """Pod ``spec`` loaded and judged; a pod the broker would not start routes nothing."""
     checked = load_checked(spec.path, spec.options, going_on=False)
     if checked.verdict.refusals:
         return Pod(spec.name, spec.ordinal, None, finding_text(checked.verdict.refusals[0]))
-    routers: dict[str, Router] = {}
-    for router in build_routers(checked.config, state or TargetState(), seed=ROUND_ROBIN_START):
-        router.tracing = False
-        router.follow_version(version)
-        routers[router.name] = router
-    return Pod(spec.name, spec.ordinal, checked.config, None, routers)
+    return Pod(spec.name, spec.ordinal, checked.config, None, _routers(checked.config, version, TargetState()))
 
 
-def load_pods(specs: Sequence[PodSpec], version: tuple[int, int], state: TargetState | None = None) -> list[Pod]:
+def load_pods(specs: Sequence[PodSpec], version: tuple[int, int]) -> list[Pod]:
     if len(specs) > MAX_PODS:
         raise ConfigError(f"{len(specs)} pods: arouter fleet looks at {MAX_PODS} at most")
-    return [load_pod(s, version, state) for s in specs]
+    return [load_pod(s, version) for s in specs]
 
 
 def with_version(pods: Sequence[Pod], version: tuple[int, int]) -> list[Pod]:
-    """The same pods running Artemis ``version`` (fresh routers: the engine's state is per version)."""
+    """The same pods running Artemis ``version`` (fresh routers, the node ids they had)."""
+    return [Pod(p.name, p.ordinal, p.config, p.refusal,
+                _routers(p.config, version, p.state) if p.config is not None else {}, p.state) for p in pods]
+
+
+def with_node_ids(pods: Sequence[Pod], targets: dict[str, int], version: tuple[int, int]) -> list[Pod]:
+    """The pods with each one's node id known to the fleet: a pod's local target, and every pool target
+    that is a pod, carry that pod's name as node id, so every pod's CONSISTENT_HASH ring orders the
+    pods alike (the broker's rings use the pods' real node ids, which no config holds)."""
     out = []
-    for pod in pods:
-        routers: dict[str, Router] = {}
-        if pod.config is not None:
-            for router in build_routers(pod.config, TargetState(), seed=ROUND_ROBIN_START):
-                router.tracing = False
-                router.follow_version(version)
-                routers[router.name] = router
-        out.append(Pod(pod.name, pod.ordinal, pod.config, pod.refusal, routers))
+    for p in pods:
+        if p.config is None:
+            out.append(p)
+            continue
+        ids = {"local": p.name, **{label: pods[i].name for label, i in targets.items()}}
+        state = TargetState(node_ids=ids)
+        out.append(Pod(p.name, p.ordinal, p.config, p.refusal, _routers(p.config, version, state), state))
     return out
 
 
