@@ -140,6 +140,7 @@ def replica_specs(o: FleetOptions, count: int) -> list[PodSpec]:
 def listed_specs(o: FleetOptions) -> list[PodSpec]:
     """``--pod NAME=BROKER.xml[,PROPS]``: each pod's own config; its ordinal from a trailing ``-N`` in its
     name (else its place in the list) is its STATEFUL_SET_ORDINAL."""
+    from ..config import LoadOptions
     from ..fleet.pods import PodSpec, pod_environ
 
     out: list[PodSpec] = []
@@ -152,8 +153,8 @@ def listed_specs(o: FleetOptions) -> list[PodSpec]:
         xml, _, props = files.partition(",")
         m = re.search(r"-(\d+)$", name)
         ordinal = int(m.group(1)) if m else i
-        path, options = broker_options(xml or None, o.define, [props] if props else None, quiet=True)
-        options.environ = pod_environ(ordinal)
+        path, base = broker_options(xml or None, o.define, [props] if props else None, quiet=True)
+        options = LoadOptions(base.properties, environ=pod_environ(ordinal), broker_properties=base.broker_properties)
         out.append(PodSpec(name, ordinal, path, options))
     return out
 
