@@ -299,7 +299,7 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
     pairs: Counter[tuple[int, int]] = Counter()
     all_a = [p.name for p in pods]
     all_b = [p.name for p in after]
-    for (_, a, _), (_, b, _) in zip(key_homes(name, pods, loaded, o, mapping, assumed),
+    for (_, a, _, _), (_, b, _, _) in zip(key_homes(name, pods, loaded, o, mapping, assumed),
                                     key_homes(name, after, loaded, o, mapping, assumed), strict=True):
         pairs.update(home_pairs(a, b))
     out = change_json(what, "keys", home_transfer(pairs, all_a, all_b))
@@ -309,7 +309,7 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
 
 
 def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions, mapping: dict[str, str],
-           assumed: list[str]) -> Iterator[tuple[Sequence[object], np.ndarray, np.ndarray]]:
+           assumed: list[str]) -> Iterator[tuple[Sequence[object], np.ndarray, np.ndarray, np.ndarray]]:
     """Each chunk of keys, as simulate --keys-file routes it on every pod: the keys shown, their homes
     (bit sets over ``pods``) and whether a redirect took them there."""
     from ..fleet.count import ALL, chunk_homes
@@ -341,8 +341,8 @@ def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions,
                 return
             shown = item[0]
             results.append(route(item[1]))
-        homes, hopped = chunk_homes(results, targets)
-        yield shown or [], homes, hopped
+        homes, hopped, null = chunk_homes(results, targets)
+        yield shown or [], homes, hopped, null
 
 
 def _count(name: str, pods: list[Pod], loaded: KeysFile, o: FleetOptions, mapping: dict[str, str],
@@ -354,10 +354,13 @@ def _count(name: str, pods: list[Pod], loaded: KeysFile, o: FleetOptions, mappin
 
     count = KeyCount([p.name for p in pods])
     by_client_id = any(r.key_type == "CLIENT_ID" for p in pods for n, r in p.routers.items() if n == name)
-    for shown, homes, hopped in key_homes(name, pods, loaded, o, mapping, assumed):
+    for shown, homes, hopped, null in key_homes(name, pods, loaded, o, mapping, assumed):
         internal = np.fromiter((isinstance(k, str) and k.startswith(INTERNAL_CLIENT_ID_PREFIX) for k in shown),
                                dtype=bool, count=len(shown)) if by_client_id else None
-        count.add(shown, homes, hopped, internal)
+        count.add(shown, homes, hopped, internal, null)
+    if count.null_several:
+        assumed.append(f"{name}: {count.null_several:,} key(s) are NULL (no value, or no key-filter match) and "
+                       "several pods take them, as NULL|N on every pod intends: not counted as several homes")
     if count.internal:
         assumed.append(f"{name}: {count.internal:,} key(s) are a router's own client ids "
                        "($.artemis.internal.router.client.…): every pod takes them; not counted")

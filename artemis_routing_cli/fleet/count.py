@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..routing.batch import BatchResult
+from ..routing.keys import NULL_KEY
 from ..routing.router import OK
 from ..routing.transfer import Answer, Transfer, count_transfer
 
@@ -27,8 +28,10 @@ ALL = -1  # a pod without the router: it accepts every client
 SAMPLES = 5
 
 
-def chunk_homes(results: Sequence[BatchResult | int | None], targets: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Each key's homes (int64 bit sets) and whether a redirect took it there, for one chunk.
+def chunk_homes(results: Sequence[BatchResult | int | None], targets: dict[str, int]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each key's homes (int64 bit sets), whether a redirect took it there, and whether its key is NULL
+    on every pod that reads it (no value, no key-filter match), for one chunk.
 
     ``results[i]``: pod i's answers (a BatchResult), ``ALL`` (no such router: it accepts every client) or
     None (the pod does not run: it takes nobody)."""
@@ -44,6 +47,10 @@ def chunk_homes(results: Sequence[BatchResult | int | None], targets: dict[str, 
             local[i] = True
     homes = np.zeros(n, dtype=np.int64)
     hopped = np.zeros(n, dtype=bool)
+    null = np.ones(n, dtype=bool)
+    for res in results:
+        if isinstance(res, BatchResult):
+            null &= res.key == NULL_KEY
     for i, res in enumerate(results):
         homes |= local[i].astype(np.int64) << i
         if not isinstance(res, BatchResult):
@@ -56,7 +63,7 @@ def chunk_homes(results: Sequence[BatchResult | int | None], targets: dict[str, 
             there = sent & (res.target == label) & local[j]
             homes |= there.astype(np.int64) << j
             hopped |= there
-    return homes, hopped
+    return homes, hopped, null
 
 
 def pods_of(mask: int, names: Sequence[str]) -> list[str]:
@@ -82,15 +89,25 @@ class KeyCount:
     by_homes: Counter[int] = field(default_factory=Counter)
     hopped: int = 0  # keys that reach a home through a redirect
     internal: int = 0  # a router's own connections (client id $.artemis.internal.router.client.…): not counted
+    null_several: int = 0  # NULL keys several pods take (NULL|N on every pod): shown, not failed
     samples: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: {"no_home": [], "several_homes": []})
 
     def add(self, shown: Sequence[object], homes: np.ndarray, hopped: np.ndarray,
-            internal: np.ndarray | None = None) -> None:
+            internal: np.ndarray | None = None, null: np.ndarray | None = None) -> None:
+        """Count a chunk; a router's own client ids (``internal``) and NULL keys several pods take are
+        counted apart."""
         import numpy as np
 
-        if internal is not None and internal.any():
+        skip = np.zeros(len(homes), dtype=bool)
+        if internal is not None:
             self.internal += int(internal.sum())
-            keep = np.flatnonzero(~internal)
+            skip |= internal
+        if null is not None:
+            several = null & ((homes & (homes - 1)) != 0) & ~skip
+            self.null_several += int(several.sum())
+            skip |= several
+        if skip.any():
+            keep = np.flatnonzero(~skip)
             shown, homes, hopped = [shown[i] for i in keep.tolist()], homes[keep], hopped[keep]
         self.keys += len(homes)
         self.hopped += int(hopped.sum())

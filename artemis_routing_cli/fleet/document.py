@@ -7,7 +7,7 @@ Shape (stable; keys are never removed, new ones may be added)::
      "routers": [{"name",
         "proofs": [{"replicas", "proven": bool, "why", "values", "homeless": [str],
                     "several": [{"value", "pods": [str]}], "homes": {value: [pod]}, "idle": [pod], "ok": bool}],
-        "keys": null | {"source", "count", "one_home", "no_home", "several_homes", "hopped",
+        "keys": null | {"source", "count", "one_home", "no_home", "several_homes", "null_several", "hopped",
                  "load": {pod: n}, "skew": float|null,
                  "samples": {"no_home": [{"key", "pods"}], "several_homes": [{"key", "pods"}]}},
         "change": null | {"what", "unit": "keys"|"hash classes", "total", "moved", "lost_home",
@@ -47,7 +47,8 @@ def proof_json(proof: Proof) -> dict[str, Any]:
 
 def keys_json(count: KeyCount, source: str) -> dict[str, Any]:
     return {"source": source, "count": count.keys, "one_home": count.one_home, "no_home": count.no_home,
-            "several_homes": count.several, "hopped": count.hopped, "load": count.load(), "skew": count.skew,
+            "several_homes": count.several,
+            "null_several": count.null_several, "hopped": count.hopped, "load": count.load(), "skew": count.skew,
             "samples": {kind: [{"key": k, "pods": pods_of(mask, count.pods)} for k, mask in items]
                         for kind, items in count.samples.items()}}
 
