@@ -201,15 +201,19 @@ def run_fleet(o: FleetOptions) -> int:
         names = [o.router]
     if not names:
         raise UsageError("no pod of the fleet has a connection router")
-    pods = _known_ids(pods, mapping, version, assumed)
+    pods = _known_ids(pods, mapping, version, assumed, names)
     after = None
     if after_specs is not None:
-        after = _known_ids(load_pods(after_specs, version), mapping, version, assumed)
+        after = _known_ids(load_pods(after_specs, version), mapping, version, assumed, names)
     elif to_version is not None:
         after = with_version(pods, to_version)
     for pod in [*pods, *(after or [])]:
         if pod.refusal is not None:
             assumed.append(f"{pod.name}: the broker would not start ({pod.refusal}): it takes no client")
+    from ..config.properties.sources import empty_broker_xml
+
+    if specs and specs[0].path != empty_broker_xml() and not o.pods:
+        assumed.append(f"every pod runs {specs[0].path}" + (" under the CR's properties" if o.cr else ""))
     if o.cr is not None and span is None:
         assumed.append(f"{len(pods)} pod(s): the CR's deploymentPlan.size (--replicas R to say otherwise)")
     if not o.pods and o.cr is None:
@@ -253,11 +257,12 @@ def _router_doc(name: str, pods: list[Pod], after: list[Pod] | None, span: tuple
     return {"name": name, "proofs": proofs, "keys": keys, "change": change}
 
 
-def _known_ids(pods: list[Pod], mapping: dict[str, str], version: tuple[int, int], assumed: list[str]) -> list[Pod]:
+def _known_ids(pods: list[Pod], mapping: dict[str, str], version: tuple[int, int], assumed: list[str],
+               names: Sequence[str] | None = None) -> list[Pod]:
     """The pods with the fleet's node ids (fleet.pods.with_node_ids) when some pool targets a pod."""
     from ..fleet.pods import target_pods, with_node_ids
 
-    targets, said = target_pods(pods, mapping)
+    targets, said = target_pods(pods, mapping, names)
     assumed.extend(said)
     if not targets:
         return pods

@@ -105,7 +105,8 @@ def router_names(pods: Sequence[Pod]) -> list[str]:
 _SS = re.compile(r"-ss-(\d+)$")
 
 
-def target_pods(pods: Sequence[Pod], mapping: dict[str, str]) -> tuple[dict[str, int], list[str]]:
+def target_pods(pods: Sequence[Pod], mapping: dict[str, str],
+                names: Sequence[str] | None = None) -> tuple[dict[str, int], list[str]]:
     """Pool target label -> pod index, for following a redirect one hop; and what was assumed.
 
     A target is a pod when ``--target-pod LABEL=POD`` says so, when its label is the pod's name, or
@@ -120,7 +121,7 @@ def target_pods(pods: Sequence[Pod], mapping: dict[str, str]) -> tuple[dict[str,
     outside: set[str] = set()
     for pod in pods:
         for router in pod.routers.values():
-            if router.pool is None:
+            if router.pool is None or (names is not None and router.name not in names):
                 continue
             for t in router.pool.targets:
                 if t.local or t.name in out or t.name in outside:

@@ -20,7 +20,10 @@ def _proof_lines(r: dict[str, Any]) -> list[str]:
         if p.get("idle"):
             out.append(f"    idle (no value but NULL): {', '.join(p['idle'])}")
         for s in p["several"]:
-            out.append(f"    several homes: {s['value']} on {', '.join(s['pods'])}")
+            if s["value"] == "NULL":
+                out.append(f"    NULL (a client without a key) is taken by any of {', '.join(s['pods'])}")
+            else:
+                out.append(f"    several homes: {s['value']} on {', '.join(s['pods'])}")
     return out
 
 
