@@ -1,17 +1,9 @@
-"""Proof where the domain is finite: every value a router's local decision can see, enumerated.
+"""Proof where the domain is finite: the fleet's answer over every value its pods' routers can see
+(routing/shards.py enumerates them), for one pod count or a change.
 
-A CONSISTENT_HASH_MODULO router with ``MODULO=M > 0`` turns every key but ``NULL`` into
-``(fnv(key) & 0x7fffffff) % M`` (from 2.23) or Java's ``fnv(key) % M`` (before: ``-(M-1)..M-1``).
-So what its local-target-filter sees is one of finitely many values, and whether a pod accepts a
-key depends on that value alone; the pod refuses every other key (the policy never selects a target,
-with or without a pool). A pod with no local-target-filter and no redirecting pool refuses every key.
-
-When every pod's router is one of these and all read the same key the same way (key type and
-key-filter), the whole fleet's answer is a function of one finite value: the hash modulo the least
-common multiple L of the pods' moduli (every residue is reached: the hashes take all 2**31 values
-of each sign and L is far smaller), with its sign before 2.23, plus ``NULL`` (no key value, a
-key-filter without a match). Each is enumerated with the engine's own filter
-(``JavaPattern.matches``) and the engine's own transformation rule. The answer is "proven".
+When every pod's router is a sharded one (CONSISTENT_HASH_MODULO with MODULO > 0, or one that refuses
+every key) and all read the key alike, the whole fleet's answer is a function of one finite value, and
+each is looked at: the answer is "proven".
 """
 
 from __future__ import annotations
@@ -19,28 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from math import lcm
 
 from ..routing.keys import NULL_KEY
-from ..routing.policies import ConsistentHashModuloPolicy, java_remainder
 from ..routing.router import Router
+from ..routing.shards import Rule, accepts, domain, rules_of
 from .pods import Pod
-
-MAX_DOMAIN = 1 << 20  # values enumerated at most (the lcm of the pods' moduli)
-
-
-@dataclass(frozen=True)
-class Residue:
-    """One value of the finite domain: its label, the value each pod's filter sees, and its weight
-    (how many of the 2·L hash classes it stands for; 0 for NULL, which is no hash)."""
-
-    label: str
-    values: tuple[str, ...]  # per pod, in pod order
-    weight: int
-
-
-# A pod's transformation: (MODULO, signed) or None (the pod accepts no key locally)
-Rule = tuple[int, bool] | None
 
 
 @dataclass
@@ -63,74 +38,12 @@ class Proof:
         return self.proven and not self.homeless and all(v == NULL_KEY for v, _ in self.several)
 
 
-def rules_of(routers: Sequence[Router | None]) -> tuple[list[Rule], str | None]:
-    """Each pod's transformation, or why the domain is not finite."""
-    out: list[Rule] = []
-    for r in routers:
-        if r is None:
-            return [], "a pod has no such router (it accepts every client): nothing to enumerate"
-        policy = r.policy
-        if isinstance(policy, ConsistentHashModuloPolicy) and policy.modulo > 0:
-            out.append((policy.modulo, policy.signed))
-        elif r.local_target_filter is None and (r.pool is None or r.policy is None):
-            out.append(None)  # refuses every key
-        elif r.pool is not None and r.policy is not None and not isinstance(policy, ConsistentHashModuloPolicy):
-            return [], f"{r.policy.name} with a pool redirects by the key itself: counted over keys (--keys)"
-        else:
-            return [], ("the local-target-filter sees the key itself (no CONSISTENT_HASH_MODULO with MODULO > 0): "
-                        "counted over keys (--keys)")
-    return out, None
-
-
-def _value(rule: Rule, h: int) -> str:
-    if rule is None:
-        return ""
-    m, signed = rule
-    return str(java_remainder(h, m) if signed else (h & 0x7FFFFFFF) % m)
-
-
-def domain(rules: Sequence[Rule]) -> list[Residue]:
-    """Every joint value: ``NULL``, then each class of the hash modulo L (the lcm of the moduli), for a
-    hash of each sign, as each pod's transformation prints it (classes that print alike merged)."""
-    ms = [rule[0] for rule in rules if rule is not None]
-    big = lcm(*ms) if ms else 1
-    distinct = {rule for rule in rules if rule is not None}
-    first = next((i for i, rule in enumerate(rules) if rule is not None), None)
-    out: dict[tuple[str, ...], Residue] = {}
-    for sign in (1, -1):
-        for r in range(big):
-            # a representative hash of the class (|h| <= L < 2**31): -L stands for a negative multiple of L
-            h = r if sign == 1 else -(r or big)
-            values = tuple(_value(rule, h) for rule in rules)
-            seen = out.get(values)
-            if seen is not None:
-                out[values] = Residue(seen.label, values, seen.weight + 1)
-                continue
-            label = values[first] if len(distinct) == 1 and first is not None else \
-                f"hash {'≡' if sign == 1 else '≡ -'}{r} (mod {big})"
-            out[values] = Residue(label, values, 1)
-    return [Residue(NULL_KEY, tuple(NULL_KEY for _ in rules), 0), *out.values()]
-
-
-def accepts(router: Router | None, value: str) -> bool:
-    """Whether a pod accepts a key of this (transformed) value locally: its local-target-filter."""
-    return router is not None and router.local_target_filter is not None and router.local_target_filter.matches(value)
-
-
 def finite(pods: Sequence[Pod], router: str) -> tuple[list[Pod], list[Router | None], list[Rule], str | None]:
     """The running pods, their routers and transformations, or why the fleet's domain is not finite."""
     running = [p for p in pods if p.config is not None]
     routers = [p.routers.get(router) for p in running]
     rules, why = rules_of(routers)
-    if why is not None:
-        return running, routers, [], why
-    if len({(r.key_type, r.key_filter) for r in routers if r is not None}) > 1:
-        return running, routers, [], ("the pods read the key differently (key type or key-filter): "
-                                      "counted over keys (--keys)")
-    ms = [rule[0] for rule in rules if rule is not None]
-    if ms and lcm(*ms) > MAX_DOMAIN:
-        return running, routers, [], f"the moduli's lcm is above {MAX_DOMAIN:,}: counted over keys (--keys)"
-    return running, routers, rules, None
+    return running, routers, rules, why
 
 
 def prove(pods: Sequence[Pod], router: str) -> Proof:
@@ -176,9 +89,7 @@ def prove_change(before: Sequence[Pod], after: Sequence[Pod], router: str) -> Pr
     """Each hash class's homes (bit sets over each side's pods) before and after a change."""
     run_a, routers_a, rules_a, why_a = finite(before, router)
     run_b, routers_b, rules_b, why_b = finite(after, router)
-    why = why_a or why_b
-    if why is None and len({(r.key_type, r.key_filter) for r in [*routers_a, *routers_b] if r is not None}) > 1:
-        why = "the change makes the pods read the key differently: counted over keys (--keys)"
+    why = why_a or why_b or rules_of([*routers_a, *routers_b])[1]  # both sides alike, and not too many classes
     if why is not None:
         return ProofChange(router, False, why)
     values = domain([*rules_a, *rules_b])
