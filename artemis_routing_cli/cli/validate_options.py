@@ -41,6 +41,7 @@ class ValidateOptions:
     broker_properties: tuple[str, ...] = ()  # --properties
     cr: str | None = None
     ordinal: int | None = None
+    replicas: int | None = None
 
 
 @record(frozen=True)
@@ -72,6 +73,8 @@ PROPERTIES_HELP = ("Broker properties applied after broker.xml, as `artemis run 
                    "directories ending in '/' (their *.properties and *.json, sorted); comma list, repeatable. "
                    "Default: broker.properties beside broker.xml.")
 CR_HELP = "An ActiveMQArtemis custom resource: its spec.brokerProperties as the operator gives them to a broker."
+REPLICAS_HELP = ("The fleet's pod count: R pods run this broker.xml, each with STATEFUL_SET_ORDINAL = its "
+                 "ordinal (with a CR: instead of deploymentPlan.size); the fleet rules AR330-AR333 look at them all.")
 ORDINAL_HELP = "With --cr: the broker (pod ordinal) to view: its broker-N. lines and STATEFUL_SET_ORDINAL (default 0)."
 
 # Help texts are shown through rich by typer: no square brackets (they would be read as markup).
@@ -93,6 +96,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("broker_properties", ("--properties",), "repeat", PROPERTIES_HELP, metavar="PATH[,PATH...]"),
     Option("cr", ("--cr",), "value", CR_HELP, metavar="CR.yaml"),
     Option("ordinal", ("--ordinal",), "int", ORDINAL_HELP, metavar="N"),
+    Option("replicas", ("--replicas",), "int", REPLICAS_HELP, metavar="R"),
     Option("list_rules", ("--list-rules",), "flag", "List every rule and exit.", default=False, fast=False),
 )
 

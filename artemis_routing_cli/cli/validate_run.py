@@ -17,6 +17,8 @@ from ..safeio import MAX_CONFIG_BYTES
 from .common import colour_terminal, find_config, note, parse_properties
 from .validate_options import FORMATS, ValidateOptions
 
+MAX_REPLICAS = 16  # pods validate looks at (config.properties.cr.MAX_ORDINALS)
+
 
 def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> int:
     """Check every file of ``opts``, write the report; the exit code (0 clean, 1 findings, 2 fatal).
@@ -50,7 +52,10 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
         raise UsageError("--ordinal needs a CR (--cr or a .yaml path)")
     from ..config.properties.options import PropertiesOptions
 
-    broker_props = PropertiesOptions(paths=opts.broker_properties, cr=opts.cr, ordinal=opts.ordinal)
+    if opts.replicas is not None and not 1 <= opts.replicas <= MAX_REPLICAS:
+        raise UsageError(f"--replicas {opts.replicas}: expected 1 to {MAX_REPLICAS} pods")
+    broker_props = PropertiesOptions(paths=opts.broker_properties, cr=opts.cr, ordinal=opts.ordinal,
+                                     replicas=opts.replicas)
     lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
                                  broker_properties=broker_props, show_values=opts.show_values)
     if opts.paths:
@@ -59,7 +64,7 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
         targets = [opts.cr]  # the CR over the broker's defaults
         lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
                                      broker_properties=PropertiesOptions(paths=opts.broker_properties,
-                                                                         ordinal=opts.ordinal),
+                                                                         ordinal=opts.ordinal, replicas=opts.replicas),
                                      show_values=opts.show_values)
     elif opts.broker_properties:  # properties only, unless a broker.xml is where one is looked for
         from ..config.properties.sources import empty_broker_xml

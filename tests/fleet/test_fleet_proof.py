@@ -11,9 +11,9 @@ from artemis_routing_cli.cli.fleet_run import FleetOptions, cr_specs, listed_spe
 from artemis_routing_cli.fleet.count import home_transfer
 from artemis_routing_cli.fleet.pods import Pod, load_pods, with_version
 from artemis_routing_cli.fleet.proof import prove, prove_change
-from artemis_routing_cli.routing.shards import domain
 from artemis_routing_cli.routing.keys import Connection
 from artemis_routing_cli.routing.policies import java_remainder
+from artemis_routing_cli.routing.shards import domain
 
 DATA = Path(__file__).parent / "data"
 NEW = (2, 41)
