@@ -320,6 +320,7 @@ def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions,
     from ..fleet.count import ALL, chunk_homes
     from ..fleet.pods import target_pods
     from ..routing.batch import batch_router
+    from ..routing.policies import ConsistentHashModuloPolicy
     from .simulate_batch import _check as check_keys
     from .simulate_batch import _input_chunks
 
@@ -330,6 +331,8 @@ def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions,
             check_keys(r, loaded, o.keys or "", False)  # a bad row is an error before any output
     streams = [(batch_router(r), _input_chunks(r, loaded, o.keys or "", False)) if r is not None else None
                for r in routers]
+    redirects = [r is not None and r.pool is not None and r.policy is not None
+                 and not isinstance(r.policy, ConsistentHashModuloPolicy) for r in routers]
     live = [s for s in streams if s is not None]
     if not live:
         return
@@ -346,7 +349,7 @@ def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions,
                 return
             shown = item[0]
             results.append(route(item[1]))
-        homes, hopped, null = chunk_homes(results, targets)
+        homes, hopped, null = chunk_homes(results, targets, redirects)
         yield shown or [], homes, hopped, null
 
 
@@ -360,8 +363,10 @@ def _count(name: str, pods: list[Pod], loaded: KeysFile, o: FleetOptions, mappin
     count = KeyCount([p.name for p in pods])
     by_client_id = any(r.key_type == "CLIENT_ID" for p in pods for n, r in p.routers.items() if n == name)
     for shown, homes, hopped, null in key_homes(name, pods, loaded, o, mapping, assumed):
-        internal = np.fromiter((isinstance(k, str) and k.startswith(INTERNAL_CLIENT_ID_PREFIX) for k in shown),
-                               dtype=bool, count=len(shown)) if by_client_id else None
+        internal = None
+        if by_client_id and INTERNAL_CLIENT_ID_PREFIX in "\n".join(map(str, shown)):  # one C search first
+            internal = np.fromiter((isinstance(k, str) and k.startswith(INTERNAL_CLIENT_ID_PREFIX) for k in shown),
+                                   dtype=bool, count=len(shown))
         count.add(shown, homes, hopped, internal, null)
     if count.null_several:
         assumed.append(f"{name}: {count.null_several:,} key(s) are NULL (no value, or no key-filter match) and "

@@ -28,34 +28,35 @@ ALL = -1  # a pod without the router: it accepts every client
 SAMPLES = 5
 
 
-def chunk_homes(results: Sequence[BatchResult | int | None], targets: dict[str, int]
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def chunk_homes(results: Sequence[BatchResult | int | None], targets: dict[str, int],
+                redirects: Sequence[bool] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each key's homes (int64 bit sets), whether a redirect took it there, and whether its key is NULL
-    on every pod that reads it (no value, no key-filter match), for one chunk.
+    on every pod that reads it (no value, no key-filter match; asked only of keys with several homes),
+    for one chunk.
 
     ``results[i]``: pod i's answers (a BatchResult), ``ALL`` (no such router: it accepts every client) or
-    None (the pod does not run: it takes nobody)."""
+    None (the pod does not run: it takes nobody). ``redirects[i]``: whether pod i's router may answer
+    with a target other than the local one (it has a pool and a policy that selects); by default, yes.
+    A BatchResult's ``local`` is only ever true for an OK answer."""
     import numpy as np
 
-    n = next(len(r) for r in results if isinstance(r, BatchResult)) if any(
-        isinstance(r, BatchResult) for r in results) else 0
+    n = next((len(r) for r in results if isinstance(r, BatchResult)), 0)
     local = np.zeros((len(results), n), dtype=bool)
     for i, res in enumerate(results):
         if isinstance(res, BatchResult):
-            local[i] = (res.status == OK) & res.local.astype(bool)
+            local[i] = res.local
         elif res == ALL:
             local[i] = True
     homes = np.zeros(n, dtype=np.int64)
     hopped = np.zeros(n, dtype=bool)
-    null = np.ones(n, dtype=bool)
-    for res in results:
-        if isinstance(res, BatchResult):
-            null &= res.key == NULL_KEY
-    for i, res in enumerate(results):
+    for i in range(len(results)):
         homes |= local[i].astype(np.int64) << i
-        if not isinstance(res, BatchResult):
+    for i, res in enumerate(results):
+        if not isinstance(res, BatchResult) or (redirects is not None and not redirects[i]):
             continue
-        sent = (res.status == OK) & ~res.local.astype(bool)
+        sent = (res.status == OK) & ~local[i]
+        if not sent.any():
+            continue
         for label in set(res.target[sent].tolist()):
             j = targets.get(label)
             if j is None:
@@ -63,6 +64,13 @@ def chunk_homes(results: Sequence[BatchResult | int | None], targets: dict[str, 
             there = sent & (res.target == label) & local[j]
             homes |= there.astype(np.int64) << j
             hopped |= there
+    null = np.zeros(n, dtype=bool)
+    several = np.flatnonzero((homes & (homes - 1)) != 0)
+    if len(several):
+        null[several] = True
+        for res in results:
+            if isinstance(res, BatchResult):
+                null[several] &= res.key[several] == NULL_KEY
     return homes, hopped, null
 
 
