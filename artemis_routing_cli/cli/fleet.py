@@ -30,6 +30,12 @@ def fleet_command(
     broker_version: Optional[str] = typer.Option(None, "--broker-version", metavar="2.NN", help=BROKER_VERSION_HELP),
     keys: Optional[str] = typer.Option(None, "--keys", metavar="FILE",
                                        help="Keys, as simulate --keys-file reads them: counted per key."),
+    spark: bool = typer.Option(False, "--spark", help="Count --keys on Spark (analyze's pipeline; large populations)."),
+    keys_format: str = typer.Option("auto", "--keys-format", help="--spark: auto, text, csv, json, parquet."),
+    master: Optional[str] = typer.Option(None, "--master", help="--spark: Spark master URL (default local[2])."),
+    conf: Optional[list[str]] = typer.Option(None, "--conf", metavar="KEY=VALUE", help="--spark: Spark configuration."),
+    engine: str = typer.Option("auto", "--engine", help="--spark: auto, jvm or pandas (as analyze)."),
+    spark_log_level: str = typer.Option("ERROR", "--spark-log-level", help="--spark: Spark's own log level."),
     to_replicas: Optional[int] = typer.Option(None, "--to-replicas", metavar="R2", help="Change: scale to R2 pods."),
     to_broker_version: Optional[str] = typer.Option(None, "--to-broker-version", metavar="2.NN",
                                                     help="Change: upgrade every pod to this Artemis version."),
@@ -47,7 +53,8 @@ def fleet_command(
 
     code = run_fleet(FleetOptions(
         cr=cr, config=config, properties=properties or [], define=define or [], replicas=replicas, pods=pod or [],
-        router=router, broker_version=broker_version, keys=keys, to_replicas=to_replicas,
+        router=router, broker_version=broker_version, keys=keys, spark=spark, keys_format=keys_format, master=master,
+        conf=conf or [], engine=engine, spark_log_level=spark_log_level, to_replicas=to_replicas,
         to_broker_version=to_broker_version, new_cr=new_cr, target_pod=target_pod or [],
         allow_multiple=allow_multiple, allow_homeless=allow_homeless, fmt=fmt, output=output, report=report))
     if code:

@@ -35,6 +35,12 @@ class FleetOptions:
     router: str | None = None
     broker_version: str | None = None
     keys: str | None = None
+    spark: bool = False
+    keys_format: str = "auto"
+    master: str | None = None
+    conf: list[str] = field(default_factory=list)
+    engine: str = "auto"
+    spark_log_level: str = "ERROR"
     to_replicas: int | None = None
     to_broker_version: str | None = None
     new_cr: str | None = None
@@ -86,6 +92,16 @@ def _check(o: FleetOptions) -> tuple[int, int] | None:
     if span is not None and span[0] != span[1] and (changes or o.keys is not None):
         raise UsageError(f"--replicas {o.replicas}: a range is proven pod count by pod count; --keys and changes "
                          "look at one fleet (give --replicas R)")
+    spark_only = [n for n, v in (("--master", o.master), ("--conf", o.conf), ("--keys-format", o.keys_format != "auto"),
+                                 ("--engine", o.engine != "auto")) if v]
+    if spark_only and not o.spark:
+        raise UsageError(f"{', '.join(spark_only)}: only with --spark")
+    if o.spark and o.keys is None:
+        raise UsageError("--spark counts --keys: give --keys PATH")
+    if o.spark and changes:
+        raise UsageError(f"--spark and {changes[0]}: a change is counted locally (--keys without --spark)")
+    if o.engine not in ("auto", "jvm", "pandas"):
+        raise UsageError(f"--engine {o.engine!r}: choose auto, jvm or pandas")
     from .common import parse_properties
 
     if "STATEFUL_SET_ORDINAL" in parse_properties(o.define):
@@ -180,7 +196,15 @@ def run_fleet(o: FleetOptions) -> int:
     version = broker_version(o.broker_version)
     to_version = broker_version(o.to_broker_version) if o.to_broker_version is not None else None
     loaded = None
-    if o.keys is not None:
+    spark_input = None
+    if o.keys is not None and o.spark:
+        from ..pipeline.preflight import inspect
+        from ..pipeline.session import check_master, parse_conf
+
+        parse_conf(o.conf)
+        spark_input = inspect(o.keys, o.keys_format)  # the keys and the master, before Spark starts
+        check_master(o.master)
+    elif o.keys is not None:
         from .keys_file import load_keys
 
         loaded = load_keys(o.keys)
@@ -219,7 +243,10 @@ def run_fleet(o: FleetOptions) -> int:
     if not o.pods and o.cr is None:
         assumed.append("each pod has STATEFUL_SET_ORDINAL = its ordinal in its environment, as the operator's "
                        "StatefulSet sets it")
-    routers = [_router_doc(name, pods, after, span, loaded, o, mapping, assumed) for name in names]
+    if spark_input is not None:
+        routers = _spark_docs(names, pods, span, spark_input, o, mapping, assumed)
+    else:
+        routers = [_router_doc(name, pods, after, span, loaded, o, mapping, assumed) for name in names]
     from ..fleet.document import build
 
     doc = build(__version__, broker_version_text(version), pods, routers, assumed, o.allow_multiple,
@@ -269,6 +296,44 @@ def _known_ids(pods: list[Pod], mapping: dict[str, str], version: tuple[int, int
     assumed.append("node ids: each pod's name stands for its node id (the broker's CONSISTENT_HASH ring orders "
                    "the pods by their real node ids, which no config holds)")
     return with_node_ids(pods, targets, version)
+
+
+def _spark_docs(names: list[str], pods: list[Pod], span: tuple[int, int] | None, inp: Any, o: FleetOptions,
+                mapping: dict[str, str], assumed: list[str]) -> list[dict[str, Any]]:
+    """Each router's document with its keys counted on Spark (pipeline/fleetcount.py)."""
+    from ..fleet.count import ALL, KeyCount
+    from ..fleet.document import keys_json
+    from ..fleet.pods import target_pods
+    from ..pipeline.fleetcount import spark_homes
+    from ..pipeline.session import parse_conf, start_session
+    from ..routing.policies import ConsistentHashModuloPolicy
+
+    note(f"arouter: keys: {inp.assumed}")
+    spark = start_session(o.master, parse_conf(o.conf), o.spark_log_level)
+    out = []
+    try:
+        for name in names:
+            doc = _router_doc(name, pods, None, span, None, o, mapping, assumed)
+            targets, _ = target_pods(pods, mapping)
+            routers = [p.routers.get(name) for p in pods]
+            sides = [r if r is not None else (ALL if p.config is not None else None) for p, r in zip(pods, routers,
+                                                                                                    strict=True)]
+            redirects = [r is not None and r.pool is not None and r.policy is not None
+                         and not isinstance(r.policy, ConsistentHashModuloPolicy) for r in routers]
+            homes, hopped, null, counts, bad = spark_homes(
+                spark, o.keys or "", sides, targets, redirects, keys_format=o.keys_format, engine=o.engine,
+                progress=lambda m: note(f"arouter: {m}"), inp=inp)
+            count = KeyCount([p.name for p in pods])
+            count.add_groups(homes, hopped, null, counts)
+            if bad:
+                assumed.append(f"{bad:,} row(s) are not keys (not UTF-8, not a JSON object, or not an address for a "
+                               "SOURCE_IP router): left out")
+            assumed.append("keys counted on Spark: no samples of keys; a router's own client ids count as keys")
+            doc["keys"] = keys_json(count, f"{o.keys} (Spark)")
+            out.append(doc)
+    finally:
+        spark.stop()
+    return out
 
 
 def _what(o: FleetOptions, pods: Sequence[Pod], after: Sequence[Pod]) -> str:

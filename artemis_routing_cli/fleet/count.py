@@ -127,6 +127,17 @@ class KeyCount:
                 for i in np.flatnonzero(sel)[:room].tolist():
                     self.samples[kind].append((str(shown[i]), int(homes[i])))
 
+    def add_groups(self, homes: np.ndarray, hopped: np.ndarray, null: np.ndarray, counts: np.ndarray) -> None:
+        """Count groups of keys that share their answers (``counts[i]`` keys each; no samples)."""
+        for mask, hop, is_null, count in zip(homes.tolist(), hopped.tolist(), null.tolist(), counts.tolist(),
+                                             strict=True):
+            if is_null and mask & (mask - 1):
+                self.null_several += count
+                continue
+            self.keys += count
+            self.hopped += count if hop else 0
+            self.by_homes[mask] += count
+
     @property
     def no_home(self) -> int:
         return self.by_homes.get(0, 0)

@@ -116,9 +116,16 @@ def test_every_format(fmt: str) -> None:
     (["--cr", "missing.yaml"], "cannot read the CR"),
     (["--cr", "shard-cr.yaml", "--keys", "missing.txt"], "missing.txt"),
     (["--cr", "shard-cr.yaml", "--report", "r.txt"], "name it FILE.html"),
+    (["--cr", "shard-cr.yaml", "--master", "local[1]"], "only with --spark"),
+    (["--cr", "shard-cr.yaml", "--spark"], "--spark counts --keys"),
+    (["--cr", "shard-cr.yaml", "--keys", "bad-utf8.txt"], "not valid UTF-8"),
+    (["--cr", "shard-cr.yaml", "--keys", "bad-column.csv"], "unknown column(s) colour"),
 ])
-def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
-    args = [str(DATA / a) if a.endswith((".yaml", ".txt")) and a != "r.txt" else a for a in args]
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    (tmp_path / "bad-utf8.txt").write_bytes(b"ok\n\xff\xfe\n")
+    (tmp_path / "bad-column.csv").write_text("client_id,colour\na,red\n", encoding="utf-8")
+    args = [str(tmp_path / a) if a.startswith("bad-") else str(DATA / a) if a.endswith((".yaml", ".txt"))
+            and a != "r.txt" else a for a in args]
     run = arouter("fleet", *args)
     assert run.code == 2 and message in run.err, run.err
     assert len(run.err.strip().splitlines()) == 1 and "Traceback" not in run.err

@@ -1,0 +1,31 @@
+"""``arouter fleet --keys PATH --spark`` counts the same homes as the local path (analyze's pipeline,
+local Spark), on the shards and on a pool followed one hop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import arouter
+
+DATA = Path(__file__).parent / "data"
+
+pytest.importorskip("pyspark")
+
+
+@pytest.mark.parametrize("cr", ["shard-cr.yaml", "pool-local-cr.yaml", "same-filter-cr.yaml"])
+def test_spark_counts_what_the_local_path_counts(tmp_path: Path, cr: str) -> None:
+    keys = tmp_path / "keys.txt"
+    # the local path's keys, but a router's own client ids (Spark's groups cannot tell them apart)
+    keys.write_text("".join(line + "\n" for line in (DATA / "keys.txt").read_text().splitlines()
+                            if not line.startswith("$.artemis.internal.")), encoding="utf-8")
+    local = arouter("fleet", "--cr", str(DATA / cr), "--keys", str(keys), "-f", "json")
+    spark = arouter("fleet", "--cr", str(DATA / cr), "--keys", str(keys), "--spark", "-f", "json")
+    assert spark.code == local.code, spark.err
+    a, b = json.loads(local.out)["routers"][0]["keys"], json.loads(spark.out)["routers"][0]["keys"]
+    for doc in (a, b):
+        doc.pop("source")
+        doc.pop("samples")
+    assert a == b and a["count"] > 0
