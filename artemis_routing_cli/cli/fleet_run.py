@@ -136,7 +136,8 @@ def cr_specs(o: FleetOptions, cr: str, count: int) -> list[PodSpec]:
 
 def replica_specs(o: FleetOptions, count: int) -> list[PodSpec]:
     """Pods 0..count-1 running one broker.xml and properties, each with its STATEFUL_SET_ORDINAL in its
-    environment and, after each properties directory ``D/``, its ``D/broker-N/`` (the operator's layout)."""
+    environment, after each properties directory ``D/`` its ``D/broker-N/``, and the ``broker-N.`` lines
+    of the properties files for pod N only (the operator's layout)."""
     from ..config import LoadOptions
     from ..config.properties import PropertiesOptions
     from ..fleet.pods import PodSpec, pod_environ
@@ -148,7 +149,7 @@ def replica_specs(o: FleetOptions, count: int) -> list[PodSpec]:
         paths = tuple(",".join(e + (f",{e}broker-{n}/" if e.endswith("/") else "") for e in p.split(","))
                       for p in props.paths)
         options = LoadOptions(base.properties, environ=pod_environ(n),
-                              broker_properties=PropertiesOptions(paths=paths, beside=props.beside))
+                              broker_properties=PropertiesOptions(paths=paths, beside=props.beside, split_ordinal=n))
         out.append(PodSpec(f"pod-{n}", n, path, options))
     return out
 
@@ -242,7 +243,9 @@ def run_fleet(o: FleetOptions) -> int:
         assumed.append(f"{len(pods)} pod(s): the CR's deploymentPlan.size (--replicas R to say otherwise)")
     if not o.pods and o.cr is None:
         assumed.append("each pod has STATEFUL_SET_ORDINAL = its ordinal in its environment, as the operator's "
-                       "StatefulSet sets it")
+                       "StatefulSet sets it" + ("; broker-N. lines of --properties apply to pod N only, after "
+                                                "the shared lines, as the operator splits a CR's"
+                                                if o.properties else ""))
     if spark_input is not None:
         routers = _spark_docs(names, pods, span, spark_input, o, mapping, assumed)
     else:

@@ -135,3 +135,12 @@ def test_the_proof_is_the_engines_answer_key_by_key(name: str, version: tuple[in
         assert homes == proof.homes[value], (k, value)
         seen.add(value)
     assert seen == set(proof.homes)  # every value of the domain is reached by some key
+
+
+def test_broker_n_lines_of_a_properties_file_go_to_their_pod() -> None:
+    opts = FleetOptions(properties=[str(DATA / "shard-lines.properties")], replicas="2")
+    pods = load_pods(replica_specs(opts, 2), NEW)
+    assert [p.routers["partition"].local_target_filter.source for p in pods] == ["NULL|0", "NULL|1"]
+    plain, cr = prove(pods, "partition"), prove(cr_pods("shard-ordinal-lines-cr.yaml"), "partition")
+    assert plain.ok and list(plain.homes) == list(cr.homes)
+    assert [len(v) for v in plain.homes.values()] == [len(v) for v in cr.homes.values()]

@@ -36,6 +36,9 @@ class PropertiesOptions:
     beside: bool = True
     show_secrets: bool = False
     replicas: int | None = None  # the fleet's pod count (validate --replicas; a CR's deploymentPlan.size)
+    # fleet --replicas: pod N of the operator's layout, so the --properties files' broker-N. lines apply
+    # to pod N only, after every shared line (as the operator splits a CR's brokerProperties)
+    split_ordinal: int | None = None
 
 
 def has_sources(config_path: str | None, options: PropertiesOptions | None, defines: Mapping[str, str]) -> bool:
