@@ -140,9 +140,16 @@ def _where(r: ConnectionRouter, config: BrokerConfig) -> Pos:
     return field.pos if field is not None else r.pos
 
 
-@lru_cache(maxsize=8)
 def _fleet_routers(view: Any) -> tuple[tuple[str, tuple[Router | None, ...]], ...]:
-    """Every pod's router of each name this fleet shards with (pods 0..size-1, read as each runs)."""
+    """Every pod's router of each name this fleet shards with (pods 0..size-1, read as each runs): worked
+    out once per fleet, whichever pod's config asks (validate checks each pod of a CR)."""
+    from dataclasses import replace
+
+    return _fleet_of(replace(view, ordinal=0))
+
+
+@lru_cache(maxsize=8)
+def _fleet_of(view: Any) -> tuple[tuple[str, tuple[Router | None, ...]], ...]:
     import os
 
     from ..config import LoadOptions, load
