@@ -144,3 +144,11 @@ def test_broker_n_lines_of_a_properties_file_go_to_their_pod() -> None:
     plain, cr = prove(pods, "partition"), prove(cr_pods("shard-ordinal-lines-cr.yaml"), "partition")
     assert plain.ok and list(plain.homes) == list(cr.homes)
     assert [len(v) for v in plain.homes.values()] == [len(v) for v in cr.homes.values()]
+
+
+def test_a_pool_under_consistent_hash_modulo_changes_no_home() -> None:
+    pooled, plain = cr_pods("shard-pool-cr.yaml"), cr_pods("shard-cr.yaml")
+    assert all(p.routers["partition"].pool is not None for p in pooled)
+    assert prove(pooled, "partition").homes == prove(plain, "partition").homes
+    answer = pooled[0].routers["partition"].route(Connection(client_id="client-1"))
+    assert answer.status == "REFUSED_UNAVAILABLE" or answer.local  # refused, never sent elsewhere
