@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..fleet.pods import Pod, PodSpec
+    from ..routing.router import Router
     from .keys_file import KeysFile
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
@@ -394,31 +395,36 @@ def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions,
 
     targets, _ = target_pods(pods, mapping)
     routers = [p.routers.get(name) for p in pods]
+    # what simulate --keys-file routes depends on the key type (and how SNI names are sent): read once
+    # for every pod that reads the keys alike
+    readers: dict[tuple[str, str], Router] = {}
     for r in routers:
         if r is not None:
-            check_keys(r, loaded, o.keys or "", False)  # a bad row is an error before any output
-    streams = [(batch_router(r), _input_chunks(r, loaded, o.keys or "", False)) if r is not None else None
-               for r in routers]
+            readers.setdefault((r.key_type, r.sni_encoding), r)
+    for r in readers.values():
+        check_keys(r, loaded, o.keys or "", False)  # a bad row is an error before any output
+    if not readers:
+        return
+    inputs = {k: _input_chunks(r, loaded, o.keys or "", False) for k, r in readers.items()}
+    routes = [batch_router(r) if r is not None else None for r in routers]
     redirects = [r is not None and r.pool is not None and r.policy is not None
                  and not isinstance(r.policy, ConsistentHashModuloPolicy) for r in routers]
-    live = [s for s in streams if s is not None]
-    if not live:
-        return
     while True:
+        chunk = {k: next(gen, None) for k, gen in inputs.items()}
+        if any(item is None for item in chunk.values()):
+            return
         results: list[Any] = []
-        shown: Sequence[object] | None = None
-        for pod, stream in zip(pods, streams, strict=True):
-            if stream is None:
+        shown: Sequence[object] = []
+        for pod, r, route in zip(pods, routers, routes, strict=True):
+            if r is None or route is None:
                 results.append(ALL if pod.config is not None else None)
                 continue
-            route, chunks = stream
-            item = next(chunks, None)
-            if item is None:
-                return
+            item = chunk[(r.key_type, r.sni_encoding)]
+            assert item is not None
             shown = item[0]
             results.append(route(item[1]))
         homes, hopped, null = chunk_homes(results, targets, redirects)
-        yield shown or [], homes, hopped, null
+        yield shown, homes, hopped, null
 
 
 def _count(name: str, pods: list[Pod], loaded: KeysFile, o: FleetOptions, mapping: dict[str, str],
