@@ -19,7 +19,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from analyze_bench import make_keys  # noqa: E402
-from diff_bench import run  # noqa: E402
+
+# Runs one command and reports its own peak RSS and CPU time (a fresh parent has no other child to mix in):
+# on a shared machine wall time says more about the neighbours than about arouter.
+_MEASURE = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+            "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+            "print('RSS', u.ru_maxrss, 'CPU', u.ru_utime + u.ru_stime, file=sys.stderr); sys.exit(code)")
+
+
+def run(args: list[str], parse: bool = True) -> tuple[float, float, float, dict]:
+    """Wall time, CPU time (s), the command's own peak RSS (MiB) and its JSON output."""
+    import os
+    import subprocess
+
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "artemis_routing_cli", *args],
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr)
+    fields = proc.stderr.rsplit("RSS ", 1)[1].split()
+    return wall, float(fields[2]), int(fields[0]) / 1024, json.loads(proc.stdout) if parse else {}
 
 PODS = 8
 CR = f"""apiVersion: broker.amq.io/v1beta1
@@ -46,16 +67,17 @@ def main() -> None:
             keys = Path(tmp, f"keys-{n}.txt")
             make_keys(keys, n)
             start = time.perf_counter()
-            anchor_wall, anchor_rss, _ = run(["simulate", "--cr", str(cr), "--ordinal", "0", "--keys-file", str(keys),
-                                              "-o", "/dev/null"], parse=False)
-            wall, rss, doc = run(["fleet", "--cr", str(cr), "--keys", str(keys), "-f", "json"])
+            anchor_wall, anchor_cpu, anchor_rss, _ = run(["simulate", "--cr", str(cr), "--ordinal", "0", "--keys-file",
+                                                          str(keys), "-o", "/dev/null"], parse=False)
+            wall, cpu, rss, doc = run(["fleet", "--cr", str(cr), "--keys", str(keys), "-f", "json"])
             keys_doc = doc["routers"][0]["keys"]
             assert keys_doc["count"] + keys_doc["null_several"] == n and keys_doc["no_home"] == 0
-            print(f"{n:>11,} keys x {PODS} pods: fleet {wall:6.1f} s, {rss:5.0f} MiB | one pod's simulate "
-                  f"{anchor_wall:6.1f} s, {anchor_rss:5.0f} MiB | fleet / anchor {wall / anchor_wall:.2f}x "
-                  f"(8 simulate runs: 8x) | skew {keys_doc['skew']:.4f} | {time.perf_counter() - start:.0f} s")
-            print(json.dumps({"n": n, "fleet_s": wall, "fleet_mib": rss, "anchor_s": anchor_wall,
-                              "anchor_mib": anchor_rss}))
+            print(f"{n:>11,} keys x {PODS} pods: fleet {wall:6.1f} s wall, {cpu:6.1f} s CPU, {rss:5.0f} MiB | "
+                  f"one pod's simulate {anchor_wall:6.1f} s wall, {anchor_cpu:6.1f} s CPU, {anchor_rss:5.0f} MiB | "
+                  f"fleet / anchor CPU {cpu / anchor_cpu:.2f}x (8 simulate runs: 8x) | skew {keys_doc['skew']:.4f} | "
+                  f"{time.perf_counter() - start:.0f} s")
+            print(json.dumps({"n": n, "fleet_s": wall, "fleet_cpu": cpu, "fleet_mib": rss, "anchor_s": anchor_wall,
+                              "anchor_cpu": anchor_cpu, "anchor_mib": anchor_rss}))
             keys.unlink()
 
 
