@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from artemis_routing_cli.cli.fleet_run import FleetOptions, _known_ids, cr_specs, key_homes
+from artemis_routing_cli.cli.fleet_keys import key_homes
+from artemis_routing_cli.cli.fleet_options import FleetOptions
+from artemis_routing_cli.cli.fleet_pods import cr_specs, known_ids
 from artemis_routing_cli.cli.keys_file import load_keys
 from artemis_routing_cli.fleet.count import pods_of
 from artemis_routing_cli.fleet.pods import load_pods
@@ -136,7 +138,7 @@ def test_each_pod_answers_as_simulate_cr_ordinal(name: str, ids: bool) -> None:
     """Per pod, fleet's answer for each key is simulate --cr --ordinal N --keys-file's on the same keys."""
     path = cr(name)
     opts = FleetOptions(cr=path, keys=str(KEYS))
-    pods = _known_ids(load_pods(cr_specs(opts, path, 3), (2, 41)), {}, (2, 41), [])
+    pods = known_ids(load_pods(cr_specs(opts, path, 3), (2, 41)), {}, (2, 41), [])
     router = next(iter(pods[0].routers))
     homes = [int(m) for _, chunk, _, _ in key_homes(router, pods, load_keys(str(KEYS)), opts, {}, []) for m in chunk]
     names = [p.name for p in pods]

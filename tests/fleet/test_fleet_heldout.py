@@ -9,7 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from artemis_routing_cli.cli.fleet_run import FleetOptions, replica_specs
+from artemis_routing_cli.cli.fleet_options import FleetOptions
+from artemis_routing_cli.cli.fleet_pods import replica_specs
 from artemis_routing_cli.fleet.pods import load_pods
 from artemis_routing_cli.fleet.proof import prove
 from artemis_routing_cli.routing.keys import Connection

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from artemis_routing_cli.cli.fleet_run import FleetOptions, cr_specs, listed_specs, replica_specs
+from artemis_routing_cli.cli.fleet_options import FleetOptions
+from artemis_routing_cli.cli.fleet_pods import cr_specs, listed_specs, replica_specs
 from artemis_routing_cli.fleet.count import home_transfer
 from artemis_routing_cli.fleet.pods import Pod, load_pods, with_version
 from artemis_routing_cli.fleet.proof import prove, prove_change

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from artemis_routing_cli.cli.fleet_run import FleetOptions, key_homes, replica_specs
+from artemis_routing_cli.cli.fleet_keys import key_homes
+from artemis_routing_cli.cli.fleet_options import FleetOptions
+from artemis_routing_cli.cli.fleet_pods import replica_specs
 from artemis_routing_cli.cli.keys_file import load_keys
 from artemis_routing_cli.fleet.count import pods_of
 from artemis_routing_cli.fleet.pods import load_pods
