@@ -170,3 +170,16 @@ def test_html_report_in_chromium(tmp_path: Path) -> None:
     built = dom(page)
     assert 'id="verdict"' in built and "every key has exactly one home" in built
     assert 'class="transfer-chart"' in built and "connection-router partition" in built
+
+
+def test_a_pod_the_broker_would_not_start_takes_nobody(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.xml"
+    # MODULO missing: the broker fails to deploy the router and does not start
+    broken.write_text((DATA / "shard-broker.xml").read_text().replace('<property key="MODULO" value="3"/>', ""),
+                      encoding="utf-8")
+    good = str(DATA / "shard-broker.xml")
+    run = arouter("fleet", "--pod", f"a-0={good}", "--pod", f"b-1={broken}", "--pod", f"c-2={good}", "-f", "json")
+    doc = json.loads(run.out)
+    assert run.code == 1 and "b-1: the broker would not start" in run.err
+    assert [p["runs"] for p in doc["pods"]] == [True, False, True]
+    assert doc["routers"][0]["proofs"][0]["homeless"] == ["1"]
