@@ -13,7 +13,9 @@ Shape (stable; keys are never removed, new ones may be added)::
         "change": null | {"what", "unit": "keys"|"hash classes", "total", "moved", "lost_home",
                  "gained_home", "matrix": [{"from", "to", "count", "share"}], "null": {"from", "to"}|null,
                  "after": null | a proof of the fleet after the change (as in "proofs")}}],
-     "assumed": [str], "failed": [str], "ok": bool}
+     "assumed": [str], "failed": [str], "ok": bool, "unknown": [router]}
+
+``unknown`` names the routers neither proven nor counted (no ``--keys``): ``ok`` says nothing about them.
 
 ``proofs`` holds one entry per pod count looked at (``--replicas 1..8``); ``homes`` maps every value of
 the finite domain to the pods that accept it. ``matrix`` is diff's transfer matrix over homes: a cell
@@ -92,5 +94,7 @@ def verdict(routers: list[dict[str, Any]], allow_multiple: bool, allow_homeless:
 def build(version: str, broker_version: str, pods: Sequence[Pod], routers: list[dict[str, Any]], assumed: list[str],
           allow_multiple: bool, allow_homeless: bool) -> dict[str, Any]:
     failed = verdict(routers, allow_multiple, allow_homeless)
+    unknown = [r["name"] for r in routers if r["keys"] is None and not all(p["proven"] for p in r["proofs"])]
     return {"schema": SCHEMA, "version": version, "broker_version": broker_version, "pods": pods_json(pods),
-            "routers": routers, "assumed": list(dict.fromkeys(assumed)), "failed": failed, "ok": not failed}
+            "routers": routers, "assumed": list(dict.fromkeys(assumed)), "failed": failed, "ok": not failed,
+            "unknown": unknown}

@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from .diff_html import _STYLE, matrix_svg
+from .fleet_render import verdict_line
 
 
 def _proofs(r: dict[str, Any]) -> str:
@@ -30,7 +31,7 @@ def html_report(doc: dict[str, Any], *, generated_at: str) -> str:
     pods = ", ".join(p["name"] + ("" if p["runs"] else " (does not start)") for p in doc["pods"])
     rows = [("pods", pods), ("Artemis", doc["broker_version"]), ("produced by", f"arouter {doc['version']}"),
             ("date", generated_at)] + [("assumed", a) for a in doc["assumed"]]
-    verdict = "every key has exactly one home" if doc["ok"] else f"{len(doc['failed'])} problem(s)"
+    verdict = verdict_line(doc)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>arouter fleet: {escape(verdict)}</title>", f"<style>{_STYLE}</style></head><body>",
            "<h1>arouter fleet</h1>",

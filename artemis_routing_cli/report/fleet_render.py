@@ -53,6 +53,15 @@ def _change_lines(c: dict[str, Any]) -> list[str]:
     return out
 
 
+def verdict_line(doc: dict[str, Any]) -> str:
+    if not doc["ok"]:
+        return f"FAILED: {len(doc['failed'])} problem(s)"
+    if doc.get("unknown"):
+        return (f"OK where known; not known for {', '.join(doc['unknown'])} (not proven: --keys FILE counts "
+                "real keys)")
+    return "OK: every key has exactly one home"
+
+
 def render_text(doc: dict[str, Any]) -> str:
     pods = ", ".join(p["name"] + ("" if p["runs"] else " (does not start)") for p in doc["pods"])
     lines = [f"fleet: {len(doc['pods'])} pod(s): {pods}; Artemis {doc['broker_version']}"]
@@ -64,7 +73,7 @@ def render_text(doc: dict[str, Any]) -> str:
         if r["change"] is not None:
             lines.extend(_change_lines(r["change"]))
     lines.extend(f"assumed: {a}" for a in doc["assumed"])
-    lines.append("OK: every key has exactly one home" if doc["ok"] else f"FAILED: {len(doc['failed'])} problem(s)")
+    lines.append(verdict_line(doc))
     return "\n".join(lines) + "\n"
 
 
@@ -74,7 +83,7 @@ def _md(text: str) -> str:
 
 def render_markdown(doc: dict[str, Any]) -> str:
     lines = ["## arouter fleet", "",
-             f"{'✅ every key has exactly one home' if doc['ok'] else '❌ ' + str(len(doc['failed'])) + ' problem(s)'}"
+             f"{('✅ ' if doc['ok'] else '❌ ') + verdict_line(doc)}"
              f" — {len(doc['pods'])} pod(s), Artemis {doc['broker_version']}", ""]
     for r in doc["routers"]:
         lines += [f"### Router `{r['name']}`", "", "| pods | proven | values | no home | several homes |",

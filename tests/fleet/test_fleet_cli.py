@@ -28,7 +28,7 @@ def test_the_shards_pass_and_the_json_has_its_documented_shape() -> None:
     run = arouter("fleet", "--cr", cr("shard-cr.yaml"), "--keys", str(KEYS), "-f", "json")
     assert run.code == 0, run.err
     doc = json.loads(run.out)
-    assert doc["schema"] == "arouter-fleet/1" and doc["ok"] is True and doc["failed"] == []
+    assert doc["schema"] == "arouter-fleet/1" and doc["ok"] is True and doc["failed"] == [] and doc["unknown"] == []
     assert [p["name"] for p in doc["pods"]] == ["shard-ss-0", "shard-ss-1", "shard-ss-2"]
     (router,) = doc["routers"]
     assert set(router) == {"name", "proofs", "keys", "change"}
@@ -183,3 +183,8 @@ def test_a_pod_the_broker_would_not_start_takes_nobody(tmp_path: Path) -> None:
     assert run.code == 1 and "b-1: the broker would not start" in run.err
     assert [p["runs"] for p in doc["pods"]] == [True, False, True]
     assert doc["routers"][0]["proofs"][0]["homeless"] == ["1"]
+
+
+def test_a_router_neither_proven_nor_counted_is_not_called_ok() -> None:
+    run = arouter("fleet", "--cr", cr("pool-local-cr.yaml"))
+    assert run.code == 0 and "not known for spread" in run.out and "every key has exactly one home" not in run.out
