@@ -6,7 +6,8 @@ Shape (stable; keys are never removed, new ones may be added)::
      "pods": [{"name", "ordinal", "runs": bool, "refusal": str|null, "routers": [str]}],
      "routers": [{"name",
         "proofs": [{"replicas", "proven": bool, "why", "values", "homeless": [str],
-                    "several": [{"value", "pods": [str]}], "homes": {value: [pod]}, "idle": [pod], "ok": bool}],
+                    "several": [{"value", "pods": [str]}], "homes": {value: [pod]}, "idle": [pod],
+                    "shares": {pod: float}, "ok": bool}],
         "keys": null | {"source", "count", "one_home", "no_home", "several_homes", "null_several", "hopped",
                  "load": {pod: n}, "skew": float|null,
                  "samples": {"no_home": [{"key", "pods"}], "several_homes": [{"key", "pods"}]}},
@@ -18,7 +19,9 @@ Shape (stable; keys are never removed, new ones may be added)::
 ``unknown`` names the routers neither proven nor counted (no ``--keys``): ``ok`` says nothing about them.
 
 ``proofs`` holds one entry per pod count looked at (``--replicas 1..8``); ``homes`` maps every value of
-the finite domain to the pods that accept it. ``matrix`` is diff's transfer matrix over homes: a cell
+the finite domain to the pods that accept it; ``shares`` is each pod's share of the keys it
+alone takes when hashes are spread evenly (the skew a MODULO that is not the pod count makes, without
+keys). ``matrix`` is diff's transfer matrix over homes: a cell
 per (homes before, homes after), a pod name, several joined with ``+``, or ``NO_HOME``.
 """
 
@@ -44,7 +47,8 @@ def pods_json(pods: Sequence[Pod]) -> list[dict[str, Any]]:
 def proof_json(proof: Proof) -> dict[str, Any]:
     return {"replicas": proof.replicas, "proven": proof.proven, "why": proof.why, "values": proof.values,
             "homeless": list(proof.homeless), "several": [{"value": v, "pods": p} for v, p in proof.several],
-            "homes": dict(proof.homes), "idle": list(proof.idle), "ok": proof.ok}
+            "homes": dict(proof.homes), "idle": list(proof.idle), "shares": dict(proof.shares),
+            "ok": proof.ok}
 
 
 def keys_json(count: KeyCount, source: str) -> dict[str, Any]:

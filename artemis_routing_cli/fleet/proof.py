@@ -30,6 +30,9 @@ class Proof:
     homes: dict[str, list[str]] = field(default_factory=dict)  # value -> pods (every value)
 
     idle: list[str] = field(default_factory=list)  # running pods that accept no value but NULL
+    # each running pod's share of the keys it alone takes, for hashes spread evenly (FNV-1a of real ids
+    # is close to even: the hash classes are equally likely)
+    shares: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -53,9 +56,13 @@ def prove(pods: Sequence[Pod], router: str) -> Proof:
         return Proof(router, len(pods), False, why)
     values = domain(rules)
     proof = Proof(router, len(pods), True, _why(rules), len(values))
+    total = sum(residue.weight for residue in values)
+    proof.shares = dict.fromkeys((p.name for p in running), 0.0)
     for residue in values:
         home = [p.name for p, r, v in zip(running, routers, residue.values, strict=True) if accepts(r, v)]
         proof.homes[residue.label] = home
+        if len(home) == 1 and total:
+            proof.shares[home[0]] += residue.weight / total
         if not home:
             proof.homeless.append(residue.label)
         elif len(home) > 1:

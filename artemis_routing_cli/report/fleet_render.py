@@ -17,6 +17,9 @@ def _proof_lines(r: dict[str, Any]) -> list[str]:
         out.append(f"  {p['replicas']} pod(s): proven over {p['values']} value(s): {state}")
         if p["homeless"]:
             out.append(f"    no home: {', '.join(p['homeless'])}")
+        shares = p.get("shares") or {}
+        if shares and (len({round(v, 6) for v in shares.values()}) > 1 or round(sum(shares.values()), 6) < 1):
+            out.append("    share of keys (even hashes): " + ", ".join(f"{pod} {v:.1%}" for pod, v in shares.items()))
         if p.get("idle"):
             out.append(f"    idle (no value but NULL): {', '.join(p['idle'])}")
         for s in p["several"]:

@@ -33,7 +33,9 @@ def test_the_shards_pass_and_the_json_has_its_documented_shape() -> None:
     (router,) = doc["routers"]
     assert set(router) == {"name", "proofs", "keys", "change"}
     (proof,) = router["proofs"]
-    assert set(proof) == {"replicas", "proven", "why", "values", "homeless", "several", "homes", "idle", "ok"}
+    assert set(proof) == {"replicas", "proven", "why", "values", "homeless", "several", "homes", "idle", "shares",
+                          "ok"}
+    assert [round(v, 6) for v in proof["shares"].values()] == [round(1 / 3, 6)] * 3
     keys = router["keys"]
     assert set(keys) == {"source", "count", "one_home", "no_home", "several_homes", "null_several", "hopped",
                          "load", "skew", "samples"}

@@ -82,6 +82,7 @@ def test_an_undefined_ordinal_variable_leaves_every_residue_homeless() -> None:
 def test_scale_3_to_4_keeping_modulo_3_leaves_the_new_pod_idle() -> None:
     before, after = cr_pods("shard-cr.yaml", 3), cr_pods("shard-cr.yaml", 4)
     assert prove(after, "partition").idle == ["shard-ss-3"]
+    assert prove(after, "partition").shares["shard-ss-3"] == 0
     change = prove_change(before, after, "partition")
     assert change.proven and all(a == b for a, b in change.pairs)  # nobody moves
 
