@@ -89,12 +89,11 @@ def count_keys(name: str, pods: list[Pod], loaded: KeysFile, o: FleetOptions, ma
 def spark_docs(names: list[str], pods: list[Pod], inp: Any, o: FleetOptions, mapping: dict[str, str],
                assumed: list[str]) -> list[dict[str, Any]]:
     """Each router's keys counted on Spark (pipeline/fleetcount.py), as the document's ``keys``."""
-    from ..fleet.count import ALL, KeyCount
+    from ..fleet.count import KeyCount
     from ..fleet.document import keys_json
     from ..fleet.pods import target_pods
     from ..pipeline.fleetcount import spark_homes
     from ..pipeline.session import parse_conf, start_session
-    from ..routing.policies import ConsistentHashModuloPolicy
 
     note(f"arouter: keys: {inp.assumed}")
     spark = start_session(o.master, parse_conf(o.conf), o.spark_log_level)
@@ -102,11 +101,7 @@ def spark_docs(names: list[str], pods: list[Pod], inp: Any, o: FleetOptions, map
     try:
         for name in names:
             targets, _ = target_pods(pods, mapping)
-            routers = [p.routers.get(name) for p in pods]
-            sides = [r if r is not None else (ALL if p.config is not None else None) for p, r in zip(pods, routers,
-                                                                                                    strict=True)]
-            redirects = [r is not None and r.pool is not None and r.policy is not None
-                         and not isinstance(r.policy, ConsistentHashModuloPolicy) for r in routers]
+            sides, redirects = _sides(pods, name)
             homes, hopped, null, counts, bad = spark_homes(
                 spark, o.keys or "", sides, targets, redirects, keys_format=o.keys_format, engine=o.engine,
                 progress=lambda m: note(f"arouter: {m}"), inp=inp)
@@ -120,3 +115,46 @@ def spark_docs(names: list[str], pods: list[Pod], inp: Any, o: FleetOptions, map
     finally:
         spark.stop()
     return out
+
+
+def _sides(pods: Sequence[Pod], name: str) -> tuple[list[Any], list[bool]]:
+    """Each pod as chunk_homes takes it (its router, ALL or None) and whether it may redirect."""
+    from ..fleet.count import ALL
+    from ..routing.policies import ConsistentHashModuloPolicy
+
+    routers = [p.routers.get(name) for p in pods]
+    sides = [r if r is not None else (ALL if p.config is not None else None) for p, r in zip(pods, routers,
+                                                                                            strict=True)]
+    redirects = [r is not None and r.pool is not None and r.policy is not None
+                 and not isinstance(r.policy, ConsistentHashModuloPolicy) for r in routers]
+    return sides, redirects
+
+
+def spark_pairs(name: str, pods: list[Pod], after: list[Pod], inp: Any, o: FleetOptions, mapping: dict[str, str],
+                assumed: list[str]) -> Any:
+    """(homes before, homes after) -> keys, counted on Spark: both fleets' routers in one group-by."""
+    from collections import Counter
+
+    from ..fleet.count import chunk_homes
+    from ..fleet.pods import target_pods
+    from ..pipeline.fleetcount import spark_answers
+    from ..pipeline.session import parse_conf, start_session
+
+    note(f"arouter: keys: {inp.assumed}")
+    before_sides, before_redirects = _sides(pods, name)
+    after_sides, after_redirects = _sides(after, name)
+    spark = start_session(o.master, parse_conf(o.conf), o.spark_log_level)
+    try:
+        results, counts, bad = spark_answers(spark, o.keys or "", [*before_sides, *after_sides],
+                                             keys_format=o.keys_format, engine=o.engine,
+                                             progress=lambda m: note(f"arouter: {m}"), inp=inp)
+    finally:
+        spark.stop()
+    if bad:
+        assumed.append(f"{bad:,} row(s) are not keys: left out")
+    a = chunk_homes(results[:len(pods)], target_pods(pods, mapping)[0], before_redirects)[0]
+    b = chunk_homes(results[len(pods):], target_pods(after, mapping)[0], after_redirects)[0]
+    pairs: Counter[tuple[int, int]] = Counter()
+    for x, y, c in zip(a.tolist(), b.tolist(), counts.tolist(), strict=True):
+        pairs[(x, y)] += c
+    return pairs

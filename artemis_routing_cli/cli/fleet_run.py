@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .common import note
-from .fleet_keys import count_keys, key_homes, spark_docs
+from .fleet_keys import count_keys, key_homes, spark_docs, spark_pairs
 from .fleet_options import FleetOptions
 from .fleet_pods import known_ids, pod_specs, target_mapping
 
@@ -71,8 +71,6 @@ def _check(o: FleetOptions) -> tuple[int, int] | None:
         raise UsageError(f"{', '.join(spark_only)}: only with --spark")
     if o.spark and o.keys is None:
         raise UsageError("--spark counts --keys: give --keys PATH")
-    if o.spark and changes:
-        raise UsageError(f"--spark and {changes[0]}: a change is counted locally (--keys without --spark)")
     if o.engine not in ("auto", "jvm", "pandas"):
         raise UsageError(f"--engine {o.engine!r}: choose auto, jvm or pandas")
     from .common import parse_properties
@@ -142,7 +140,7 @@ def run_fleet(o: FleetOptions) -> int:
                        "StatefulSet sets it" + ("; broker-N. lines of --properties apply to pod N only, after "
                                                 "the shared lines, as the operator splits a CR's"
                                                 if o.properties else ""))
-    routers = [_router_doc(name, pods, after, span, loaded, o, mapping, assumed) for name in names]
+    routers = [_router_doc(name, pods, after, span, loaded, o, mapping, assumed, spark_input) for name in names]
     if spark_input is not None:
         for doc, keys in zip(routers, spark_docs(names, pods, spark_input, o, mapping, assumed), strict=True):
             doc["keys"] = keys
@@ -162,7 +160,7 @@ def run_fleet(o: FleetOptions) -> int:
 
 def _router_doc(name: str, pods: list[Pod], after: list[Pod] | None, span: tuple[int, int] | None,
                 loaded: KeysFile | None, o: FleetOptions, mapping: dict[str, str],
-                assumed: list[str]) -> dict[str, Any]:
+                assumed: list[str], spark_input: Any = None) -> dict[str, Any]:
     from ..fleet.document import keys_json, proof_json
     from ..fleet.proof import prove
 
@@ -179,7 +177,7 @@ def _router_doc(name: str, pods: list[Pod], after: list[Pod] | None, span: tuple
         keys = keys_json(count_keys(name, pods, loaded, o, mapping, assumed), f"{o.keys} ({len(loaded):,} keys)")
     change = None
     if after is not None:
-        change = _change(name, pods, after, loaded, o, mapping, assumed)
+        change = _change(name, pods, after, loaded, o, mapping, assumed, spark_input)
     return {"name": name, "proofs": proofs, "keys": keys, "change": change}
 
 
@@ -192,7 +190,7 @@ def _what(o: FleetOptions, pods: Sequence[Pod], after: Sequence[Pod]) -> str:
 
 
 def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | None, o: FleetOptions,
-            mapping: dict[str, str], assumed: list[str]) -> dict[str, Any]:
+            mapping: dict[str, str], assumed: list[str], spark_input: Any = None) -> dict[str, Any]:
     from ..fleet.count import home_label, home_pairs, home_transfer
     from ..fleet.document import change_json, proof_json
     from ..fleet.proof import prove, prove_change
@@ -202,6 +200,12 @@ def _change(name: str, pods: list[Pod], after: list[Pod], loaded: KeysFile | Non
     after_json = proof_json(after_proof) if after_proof.proven else None
     run_a = [p.name for p in pods if p.config is not None]
     run_b = [p.name for p in after if p.config is not None]
+    if spark_input is not None:
+        out = change_json(what, "keys", home_transfer(spark_pairs(name, pods, after, spark_input, o, mapping, assumed),
+                                                      [p.name for p in pods], [p.name for p in after]))
+        out["why"] = None
+        out["after"] = after_json
+        return out
     if loaded is None:
         proof = prove_change(pods, after, name)
         if not proof.proven:

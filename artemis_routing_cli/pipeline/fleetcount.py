@@ -29,6 +29,17 @@ def spark_homes(spark: SparkSession, keys_path: str, pods: Sequence[Router | int
                 inp: KeysInput | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Homes, hopped, NULL and the count of each distinct joint answer of the pods (``pods[i]``: pod i's
     router, ``ALL`` or None as chunk_homes takes them), and how many rows were not keys."""
+    results, counts, bad = spark_answers(spark, keys_path, pods, keys_format=keys_format, engine=engine,
+                                         progress=progress, inp=inp)
+    homes, hopped, null = chunk_homes(results, targets, redirects)
+    return homes, hopped, null, counts, bad
+
+
+def spark_answers(spark: SparkSession, keys_path: str, pods: Sequence[Router | int | None], *,
+                  keys_format: str = "auto", engine: str = "auto", progress: Callable[[str], None] = lambda _m: None,
+                  inp: KeysInput | None = None) -> tuple[list[BatchResult | int | None], np.ndarray, int]:
+    """Every pod's answer for each distinct joint answer of the pods (one entry per group, as chunk_homes
+    takes a chunk), the count of each group, and how many rows were not keys."""
     import numpy as np
 
     keys = read_keys(spark, keys_path, keys_format, inp)
@@ -55,9 +66,8 @@ def spark_homes(spark: SparkSession, keys_path: str, pods: Sequence[Router | int
         key = np.array([NULL_KEY if v[f"{q}null"] else "" for v in col], dtype=object)
         results.append(BatchResult(key, np.full(n, None, dtype=object), status, target,
                                    np.full(n, None, dtype=object), local, vectorised=True))
-    homes, hopped, null = chunk_homes(results, targets, redirects)
     counts = np.array([c for _, c in groups], dtype=np.int64)
-    return homes, hopped, null, counts, sum(c for _, c in bad)
+    return results, counts, sum(c for _, c in bad)
 
 
-__all__ = ["ALL", "spark_homes"]
+__all__ = ["ALL", "spark_answers", "spark_homes"]

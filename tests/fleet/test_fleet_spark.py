@@ -32,3 +32,14 @@ def test_spark_counts_what_the_local_path_counts(tmp_path: Path, cr: str, versio
         doc.pop("source")
         doc.pop("samples")
     assert a == b and a["count"] > 0
+
+
+def test_a_change_on_spark_is_the_local_change(tmp_path: Path) -> None:
+    keys = tmp_path / "keys.txt"
+    keys.write_text("".join(f"client-{i}\n" for i in range(3000)), encoding="utf-8")
+    args = ["fleet", "--cr", str(DATA / "shard-cr.yaml"), "--new-cr", str(DATA / "shard4-cr.yaml"), "--keys", str(keys),
+            "-f", "json"]
+    local, spark = arouter(*args), arouter(*args, "--spark")
+    assert spark.code == local.code == 0, spark.err
+    a, b = json.loads(local.out)["routers"][0]["change"], json.loads(spark.out)["routers"][0]["change"]
+    assert a == b and a["unit"] == "keys" and a["total"] == 3000 and a["moved"] > 0
