@@ -17,9 +17,11 @@ def fleet_view(path: str, options: PropertiesOptions | None, defines: Mapping[st
     if options is None or (options.cr is None and options.replicas is None):
         return None
     if options.cr is not None:
-        from .cr import deployment_size
+        from .cr import MAX_ORDINALS, declared_size
 
-        size = options.replicas or deployment_size(options.cr)
+        size = options.replicas or declared_size(options.cr)
+        if size > MAX_ORDINALS:
+            return None  # more pods than validate looks at: the fleet rules stay quiet rather than guess
         ordinal = options.ordinal or 0
     else:
         size = options.replicas or 1
