@@ -76,6 +76,12 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
     ends the process soon and would rather not spend the time freeing them (see ``cli.entry``)."""
     settings = settings or LintSettings()
     options = LoadOptions(settings.properties, settings.environ, settings.broker_properties)
+    replicas = getattr(options.broker_properties, "replicas", None)
+    if not path.endswith((".yaml", ".yml")) and getattr(options.broker_properties, "cr", None) is None \
+            and replicas is not None and path != "-":
+        # --replicas R: R pods run this broker.xml, each with its STATEFUL_SET_ORDINAL in its environment
+        return _per_pod(path, [_lint_one(path, path, _pod_options(options, n), settings, None, keep)
+                               for n in range(replicas)])
     if not path.endswith((".yaml", ".yml")):
         return _lint_one(path, path, options, settings, stdin_bytes, keep)
     ordinal = getattr(options.broker_properties, "ordinal", None)
@@ -83,12 +89,27 @@ def lint_path(path: str, settings: LintSettings | None = None, *, stdin_bytes: b
         return _lint_one(path, *cr_options(options, path, ordinal), settings, stdin_bytes, keep)
     from .config.properties.cr import deployment_size
 
-    size = deployment_size(path)
-    reports = [_lint_one(path, *cr_options(options, path, n), settings, stdin_bytes, keep) for n in range(size)]
-    if size == 1 or any(r.fatal is not None for r in reports):
+    size = getattr(options.broker_properties, "replicas", None) or deployment_size(path)
+    return _per_pod(path, [_lint_one(path, *cr_options(options, path, n), settings, stdin_bytes, keep)
+                           for n in range(size)])
+
+
+def _per_pod(path: str, reports: list[FileReport]) -> FileReport:
+    """One report for the pods of a fleet (a finding only some pods have says which)."""
+    if len(reports) == 1 or any(r.fatal is not None for r in reports):
         return reports[0]
     return FileReport(path, _per_broker([r.diagnostics for r in reports]), raw=_per_broker([r.raw for r in reports]),
                       property_sources=reports[0].property_sources)
+
+
+def _pod_options(options: LoadOptions, ordinal: int) -> LoadOptions:
+    """``options`` as pod ``ordinal`` of ``--replicas`` gets them: STATEFUL_SET_ORDINAL in its environment."""
+    import os
+    from dataclasses import replace
+
+    env = dict(os.environ if options.environ is None else options.environ)
+    env["STATEFUL_SET_ORDINAL"] = str(ordinal)
+    return replace(options, environ=env)
 
 
 def _per_broker(lists: list[list[Diagnostic]]) -> list[Diagnostic]:

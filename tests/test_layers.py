@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("judge", ("judge",)),  # the user's own broker (--broker-home) in a JVM: its loader and router classes
     ("diffing", ("diffing",)),  # arouter diff's pure core
     ("replay", ("replay",)),  # arouter replay's pure core: broker logs against the engine
+    ("fleet", ("fleet",)),  # arouter fleet's pure core
     ("protocols", ("protocols",)),  # sans-IO codecs
     ("report", ("report",)),  # shells from here on
     ("probe", ("probe",)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from .. import __version__
-from . import analyze, diff, probe, replay, selftest, serve, simulate, validate
+from . import analyze, diff, fleet, probe, replay, selftest, serve, simulate, validate
 
 __all__ = ["app"]
 
@@ -45,4 +45,5 @@ analyze.register(app)
 diff.register(app)
 replay.register(app)
 selftest.register(app)
+fleet.register(app)
 

@@ -176,7 +176,8 @@ def guard_output(cfg: BrokerConfig, options: LoadOptions, show_values: bool) -> 
 
 
 def broker_options(config: str | None, define: list[str] | None, properties: list[str] | None = None,
-                   cr: str | None = None, ordinal: int | None = None) -> tuple[str, LoadOptions]:
+                   cr: str | None = None, ordinal: int | None = None, *,
+                   quiet: bool = False) -> tuple[str, LoadOptions]:
     """The broker.xml to read and how (``-D`` values, broker properties, a CR's view of one broker)."""
     from ..config import LoadOptions
     from ..config.properties import PropertiesOptions
@@ -189,14 +190,15 @@ def broker_options(config: str | None, define: list[str] | None, properties: lis
     defines = parse_properties(define)
     given = bool(properties or cr or "broker.properties" in defines
                  or any(name.startswith("brokerconfig.") for name in defines))
-    path = find_config(config, quiet=given) if config or not given else found_config_or_none()
+    path = find_config(config, quiet=given or quiet) if config or not given else found_config_or_none()
     if path is None:
-        note("arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: the broker's defaults "
-             "plus the broker properties")
+        if not quiet:
+            note("arouter: no --config, ./broker.xml or $ARTEMIS_INSTANCE/etc/broker.xml: the broker's defaults "
+                 "plus the broker properties")
         path = empty_broker_xml()
     options = PropertiesOptions(paths=tuple(properties or ()), cr=cr, ordinal=ordinal,
                                 beside=path != empty_broker_xml())
-    if cr is not None:
+    if cr is not None and not quiet:
         note(f"arouter: {cr}: the view of broker {ordinal or 0} (STATEFUL_SET_ORDINAL={ordinal or 0})")
         from ..config.properties import missing_bp_secrets
 

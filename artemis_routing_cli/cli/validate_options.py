@@ -43,6 +43,7 @@ class ValidateOptions:
     ordinal: int | None = None
     broker_home: str | None = None
     no_broker_home: bool = False
+    replicas: int | None = None
 
 
 @record(frozen=True)
@@ -78,6 +79,8 @@ BROKER_HOME_HELP = ("Your Artemis installation (the folder with bin/artemis and 
                     "holds one): its version is the --broker-version; validate checks the whole file against its "
                     "schema and runs its own loader in a JVM.")
 NO_BROKER_HOME_HELP = "Ignore $ARTEMIS_HOME: judge with arouter's own model only."
+REPLICAS_HELP = ("The fleet's pod count: R pods run this broker.xml, each with STATEFUL_SET_ORDINAL = its "
+                 "ordinal (with a CR: instead of deploymentPlan.size); the fleet rules AR330-AR333 look at them all.")
 ORDINAL_HELP = "With --cr: the broker (pod ordinal) to view: its broker-N. lines and STATEFUL_SET_ORDINAL (default 0)."
 
 # Help texts are shown through rich by typer: no square brackets (they would be read as markup).
@@ -101,6 +104,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("ordinal", ("--ordinal",), "int", ORDINAL_HELP, metavar="N"),
     Option("broker_home", ("--broker-home",), "value", BROKER_HOME_HELP, metavar="DIR"),
     Option("no_broker_home", ("--no-broker-home",), "flag", NO_BROKER_HOME_HELP, default=False),
+    Option("replicas", ("--replicas",), "int", REPLICAS_HELP, metavar="R"),
     Option("list_rules", ("--list-rules",), "flag", "List every rule and exit.", default=False, fast=False),
 )
 

@@ -19,6 +19,8 @@ from ..safeio import MAX_CONFIG_BYTES
 from .common import colour_terminal, find_config, note, parse_properties
 from .validate_options import FORMATS, ValidateOptions
 
+MAX_REPLICAS = 16  # pods validate looks at (config.properties.cr.MAX_ORDINALS)
+
 if TYPE_CHECKING:
     from ..report.coverage import Coverage
 
@@ -55,13 +57,16 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
         raise UsageError("--ordinal needs a CR (--cr or a .yaml path)")
     from ..config.properties.options import PropertiesOptions
 
+    if opts.replicas is not None and not 1 <= opts.replicas <= MAX_REPLICAS:
+        raise UsageError(f"--replicas {opts.replicas}: expected 1 to {MAX_REPLICAS} pods")
     home = None
     if opts.broker_home is not None or opts.no_broker_home or "ARTEMIS_HOME" in os.environ:
         from .broker_home import resolve_home
 
         home = resolve_home(opts.broker_home, opts.no_broker_home)
     loader = False
-    broker_props = PropertiesOptions(paths=opts.broker_properties, cr=opts.cr, ordinal=opts.ordinal)
+    broker_props = PropertiesOptions(paths=opts.broker_properties, cr=opts.cr, ordinal=opts.ordinal,
+                                     replicas=opts.replicas)
     lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
                                  broker_properties=broker_props, show_values=opts.show_values, broker_home=home)
     if opts.paths:
@@ -70,7 +75,7 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
         targets = [opts.cr]  # the CR over the broker's defaults
         lint_settings = LintSettings(properties=props, disabled=frozenset(disabled), severities=severities,
                                      broker_properties=PropertiesOptions(paths=opts.broker_properties,
-                                                                         ordinal=opts.ordinal),
+                                                                         ordinal=opts.ordinal, replicas=opts.replicas),
                                      show_values=opts.show_values, broker_home=home)
     elif opts.broker_properties:  # properties only, unless a broker.xml is where one is looked for
         from ..config.properties.sources import empty_broker_xml

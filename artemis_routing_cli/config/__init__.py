@@ -39,8 +39,14 @@ def with_broker_properties(config: BrokerConfig, options: LoadOptions | None, pa
     from .loader import LoadOptions
 
     options = options or LoadOptions()
+    from .properties.fleet import fleet_view
     from .properties.options import has_sources
 
+    view = fleet_view(path, options.broker_properties, options.properties, options.environ)
+    if view is not None:
+        import dataclasses
+
+        config = dataclasses.replace(config, fleet=view)
     if not has_sources(path, options.broker_properties, options.properties):
         return config  # what applying no source gives, without loading the properties machinery
     from .properties.merge import apply_broker_properties

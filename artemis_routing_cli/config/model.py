@@ -434,6 +434,7 @@ class BrokerConfig:
     # the things it logs and skips, or why it would not start when the user goes on anyway.
     deploy_notes: Mapping[str, tuple[str, ...]] = _empty()
     deploy_verdicts: Mapping[str, str] = _empty()  # router name -> its verdict when not "deploys"
+    fleet: Any = None  # config.properties.options.FleetView: the fleet this config is one pod of, if known
     # The lxml <core> element and the locator, for schema checks and raw-element rules.
     core: Any = field(default=None, repr=False, compare=False, hash=False)
     locator: Any = field(default=None, repr=False, compare=False, hash=False)

@@ -298,14 +298,13 @@ def _vectorised(router: Router, keys: BatchInput, management: bool) -> BatchResu
     todo = ~internal
     ltf = router.local_target_filter
     if ltf is not None:
-        memo: dict[str, bool] = {}
         hit = np.zeros(n, dtype=bool)
-        for i in np.flatnonzero(todo):
-            v = value[i]
-            m = memo.get(v)
-            if m is None:
-                m = memo[v] = ltf.matches(v)
-            hit[i] = m
+        idx = np.flatnonzero(todo)
+        if len(idx):
+            # the filter asked once per distinct value (few after CONSISTENT_HASH_MODULO), mapped in C
+            values = value[idx].tolist()
+            memo = {v: ltf.matches(v) for v in set(values)}
+            hit[idx] = np.fromiter(map(memo.__getitem__, values), dtype=bool, count=len(values))
         status[hit] = OK
         chosen[hit] = 0
         todo &= ~hit

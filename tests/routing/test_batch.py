@@ -228,3 +228,35 @@ def test_a_no_break_space_key_filter_is_a_filter_in_the_batch_too() -> None:
     assert list(nbsp.key) == ["\u00a0", "NULL", "NULL"]
     assert list(route_batch(make_router(key_filter="\x85"), keys).key) == ["NULL", "NULL", "\x85"]
     assert list(route_batch(make_router(key_filter="\u2003"), keys).key) == keys
+
+
+@settings(max_examples=100, deadline=None)
+@given(KEYS, st.integers(1, 1000))
+def test_signed_modulo_before_2_23(keys: list[str], modulo: int) -> None:
+    """Before 2.23 the remainder is Java's on the signed hash: the sign of the hash, below modulo."""
+    values = modulo_values(fnv1a32_batch(keys), modulo, signed=True).tolist()
+    for k, v in zip(keys, values, strict=True):
+        h = fnv1a32(k)
+        assert v == (-(-h % modulo) if h < 0 else h % modulo)
+        assert abs(v) < modulo and (v <= 0 if h < 0 else v >= 0)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ROUTER_SHAPES, KEYS, st.sampled_from([(2, 22), (2, 23), (2, 41)]))
+def test_vectorised_equals_scalar_across_the_sign_rule(shape: dict, keys: list[str], version) -> None:
+    keys = keys + ["FOO1", "a", "test", "NULL"]  # fnv("a") and fnv("test") are negative
+    expected_router = make_router(**shape)
+    expected_router.broker_version = version
+    r = make_router(**shape)
+    r.broker_version = version
+    assert rows(route_batch(r, keys)) == scalar(expected_router, keys)
+
+
+def test_the_sign_rule_changes_negative_hashes_only() -> None:
+    old, new = make_router(policy="CONSISTENT_HASH_MODULO", modulo="3"), \
+        make_router(policy="CONSISTENT_HASH_MODULO", modulo="3")
+    old.broker_version = (2, 22)
+    # fnv("a") = -468965076: Java's -468965076 % 3 = 0; fnv("test") = -1345293851 % 3 = -2
+    assert [old.route_key(k).key_value for k in ("a", "test")] == ["0", "-2"]
+    assert [new.route_key(k).key_value for k in ("a", "test")] == [str((-468965076 & 0x7FFFFFFF) % 3),
+                                                                   str((-1345293851 & 0x7FFFFFFF) % 3)]

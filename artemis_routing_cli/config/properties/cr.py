@@ -211,9 +211,14 @@ def bp_secrets(path: str) -> list[BpSecret]:
 
 def deployment_size(path: str) -> int:
     """``spec.deploymentPlan.size`` of a CR (1 when absent or not a small whole number)."""
+    return max(1, min(declared_size(path), MAX_ORDINALS))
+
+
+def declared_size(path: str) -> int:
+    """``spec.deploymentPlan.size`` as written (1 when absent or not a whole number; at most 10**6)."""
     import yaml
 
     size = _spec_path(path, "deploymentPlan", "size")
-    if isinstance(size, yaml.ScalarNode) and size.value.isascii() and size.value.isdigit():
-        return max(1, min(int(size.value), MAX_ORDINALS))
+    if isinstance(size, yaml.ScalarNode) and size.value.isascii() and size.value.isdigit() and len(size.value) < 8:
+        return int(size.value)
     return 1

@@ -53,7 +53,9 @@ def _sources(config_path: str | None, options: PropertiesOptions,
     if spec is None and paths:
         spec = ",".join(paths)
     if spec is not None:
-        out.extend(read_list(spec))
+        listed = read_list(spec)
+        out.extend(split_ordinal_lines(listed, options.split_ordinal) if options.split_ordinal is not None
+                   and options.cr is None else listed)
     elif options.cr is None and options.beside and config_path and config_path not in ("-", "<stdin>"):
         beside = Path(config_path).parent / BROKER_PROPERTIES
         if beside.is_file():
@@ -62,6 +64,28 @@ def _sources(config_path: str | None, options: PropertiesOptions,
     if system is not None:
         out.append(system)
     return out, missing
+
+
+def split_ordinal_lines(sources: list[Source], ordinal: int) -> list[Source]:
+    """``sources`` as the operator splits a CR's lines for pod ``ordinal``: a ``broker-N.`` line (cr.py's
+    rule) leaves its file; pod ``ordinal``'s own, without the prefix, are applied after every shared line
+    (one more source), the other pods' are not applied."""
+    from .cr import ORDINAL_PREFIX, _ordinal_key
+
+    own = []
+    for source in sources:
+        keep = []
+        for line in source.lines:
+            key = _ordinal_key(line.key)
+            if key is None:
+                keep.append(line)
+            elif key == f"{ORDINAL_PREFIX}{ordinal}":
+                own.append(dataclasses.replace(line, key=line.key[line.key.find(".") + 1:]))
+        source.lines = keep
+    if not own:
+        return sources
+    name = f"{ORDINAL_PREFIX}{ordinal}.broker.properties"
+    return [*sources, Source(name, f"{name} (the broker-{ordinal}. lines of --properties)", own)]
 
 
 def missing_bp_secrets(options: PropertiesOptions) -> list[str]:

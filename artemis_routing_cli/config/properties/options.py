@@ -12,6 +12,20 @@ SYSTEM_PREFIX = "brokerconfig."  # ActiveMQDefaultConfiguration.getDefaultSystem
 
 
 @record(frozen=True, slots=True)
+class FleetView:
+    """This config is pod ``ordinal`` of a fleet of ``size`` pods (an operator CR's, or ``--replicas``):
+    what reading another pod's config takes (fleet rules, rules/fleet.py)."""
+
+    xml_path: str
+    size: int
+    ordinal: int
+    cr: str | None
+    paths: tuple[str, ...]
+    beside: bool
+    defines: tuple[tuple[str, str], ...]
+
+
+@record(frozen=True, slots=True)
 class PropertiesOptions:
     """``--properties`` (each a comma list, as ``artemis run --properties``), ``--cr``/``--ordinal``,
     and whether ``broker.properties`` beside broker.xml is picked up when nothing else is named."""
@@ -21,6 +35,10 @@ class PropertiesOptions:
     ordinal: int | None = None
     beside: bool = True
     show_secrets: bool = False
+    replicas: int | None = None  # the fleet's pod count (validate --replicas; a CR's deploymentPlan.size)
+    # fleet --replicas: pod N of the operator's layout, so the --properties files' broker-N. lines apply
+    # to pod N only, after every shared line (as the operator splits a CR's brokerProperties)
+    split_ordinal: int | None = None
 
 
 def has_sources(config_path: str | None, options: PropertiesOptions | None, defines: Mapping[str, str]) -> bool:
@@ -35,3 +53,4 @@ def has_sources(config_path: str | None, options: PropertiesOptions | None, defi
     if options.beside and config_path and config_path not in ("-", "<stdin>"):
         return os.path.isfile(os.path.join(os.path.dirname(config_path), BROKER_PROPERTIES))
     return False
+
