@@ -27,7 +27,7 @@ because the process waited for the CPU.
 from __future__ import annotations
 
 import time
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 
 MATCH_DEADLINE: ContextVar[float | None] = ContextVar("MATCH_DEADLINE", default=None)
 """``time.monotonic()`` by which the evaluations in progress must end (None: no budget)."""
@@ -50,10 +50,16 @@ class match_budget:  # noqa: N801 - used as a function: ``with match_budget(seco
         self.seconds = seconds
 
     def __enter__(self) -> None:
-        self.token = MATCH_DEADLINE.set(time.monotonic() + self.seconds)
+        self.token = open_budget(self.seconds)
 
     def __exit__(self, *exc: object) -> None:
         MATCH_DEADLINE.reset(self.token)
+
+
+def open_budget(seconds: float) -> Token[float | None]:
+    """What ``with match_budget(seconds):`` does on entry, without the object, for serve's per-connection
+    call (``decide.route_value_within_budget``): close it with ``MATCH_DEADLINE.reset(token)``."""
+    return MATCH_DEADLINE.set(time.monotonic() + seconds)
 
 
 def fast_timeout() -> float | None:

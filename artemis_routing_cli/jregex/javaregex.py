@@ -38,7 +38,7 @@ from artemis_routing_cli.jregex._javaregex_parser import Parser, SyntaxProblem, 
 
 from ..records import record
 from ._match_bound import quick_length
-from ._match_budget import MATCH_DEADLINE, fast_timeout, match_budget, remaining
+from ._match_budget import MATCH_DEADLINE, fast_timeout, match_budget, open_budget, remaining
 
 if TYPE_CHECKING:
     import regex
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from artemis_routing_cli.jregex._javaregex_parser import Result
 
 __all__ = ["JAVA_REGEX", "MATCH_DEADLINE", "JavaPattern", "JavaRegexError", "check_java", "compile_java",
-           "match_budget", "portability_notes"]
+           "match_budget", "open_budget", "portability_notes"]
 
 #: Whose regex semantics the answers are, as --explain says it.
 JAVA_REGEX = "java.util.regex as on Java 17"

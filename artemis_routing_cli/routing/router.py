@@ -275,7 +275,9 @@ class Router:
                     trace.append(TraceStep("local-target-filter",
                                            f"{ltf.source!r} matches {value!r} entirely ({JAVA_REGEX}): "
                                            "local target"))
-                return self._result(OK, self.local, "local-target-filter", key, raw, value, trace)
+                local = self.local  # self._result(OK, self.local, ...), inline: every key of a sharding router
+                return RouteResult(self.name, OK, local, key, value, raw, local.local, "local-target-filter",
+                                   tuple(trace) if trace else ())
             if trace is not None:
                 trace.append(TraceStep("local-target-filter",
                                        f"{ltf.source!r} does not match all of {value!r} ({JAVA_REGEX})"))

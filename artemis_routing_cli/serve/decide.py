@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from ..config.model import BrokerConfig
 from ..javastr import java_hashmap_order
-from ..jregex.javaregex import match_budget
+from ..jregex.javaregex import MATCH_DEADLINE, match_budget, open_budget
 from ..protocols.core_buffer import ParamValue, TransportConfig
 from ..routing.keys import Connection
 from ..routing.router import OK, REFUSED_UNAVAILABLE, REFUSED_USE_ANOTHER, Router, RouteResult
@@ -169,11 +169,13 @@ def route_value_within_budget(router: Router, client_id: str | None, raw: str | 
     bounds ``router.route``."""
     if router.key_filter is None and router.local_target_filter is None:
         return router.route_value(client_id, raw)
+    token = open_budget(MATCH_BUDGET_SECONDS)  # match_budget's entry and exit, without its object
     try:
-        with match_budget(MATCH_BUDGET_SECONDS):
-            return router.route_value(client_id, raw)
+        return router.route_value(client_id, raw)
     except TimeoutError:
         raise _exceeded(router) from None
+    finally:
+        MATCH_DEADLINE.reset(token)
 
 
 def _exceeded(router: Router) -> MatchBudgetExceeded:

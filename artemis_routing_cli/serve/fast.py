@@ -143,10 +143,14 @@ def answerer(env: Env, spec: ListenerSpec, quick: Quick) -> Callable[[Fresh, byt
         elif key_type == "USER_NAME":
             key = username
         elif key_type == "SOURCE_IP":
-            remote = io.peer.remote_address
-            if remote[:1] != "/":
-                return None  # not a socket address as Java prints it: the session reads it
-            key = source_ip_key(remote)  # source_address leaves a Java-printed address as it is
+            name = io.name
+            if type(name) is tuple and len(name) == 2:
+                key = name[0]  # IPv4: Java prints /HOST:PORT, whose source_ip_key is HOST (no Peer made)
+            else:
+                remote = io.peer.remote_address
+                if remote[:1] != "/":
+                    return None  # not a socket address as Java prints it: the session reads it
+                key = source_ip_key(remote)  # source_address leaves a Java-printed address as it is
         else:
             key = None  # SNI_HOST: no TLS on this path, so no server name
         side.connections.n += 1
