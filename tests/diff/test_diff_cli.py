@@ -146,6 +146,34 @@ def test_reads_a_git_revision_and_its_includes_from_that_revision(tmp_path: Path
     assert bad.code == 2 and bad.err.strip().splitlines()[-1] == "arouter: HEAD:missing.xml: file not found in HEAD"
 
 
+@pytest.mark.parametrize("spelling", ["HEAD~1", "HEAD^", "short"])
+def test_an_include_at_the_repository_root_is_not_refused_for_any_revision_spelling(
+        tmp_path: Path, spelling: str) -> None:
+    """A file read from git is shown as REV:name; ``HEAD~1:routers.xml`` is no URI, and the xml:base
+    the broker's parser adds must not make the schema refuse <connection-routers> for the old side."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    text = sample_text()
+    start = text.index("      <connection-routers>")
+    end = text.index("      </connection-routers>") + len("      </connection-routers>")
+    routers = text[start:end].replace("<connection-routers>", '<connection-routers xmlns="urn:activemq:core">', 1)
+    main = (text[:start] + '      <xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="routers.xml"/>'
+            + text[end:])
+    _write(tmp_path, "broker.xml", main)
+    _write(tmp_path, "routers.xml", routers)
+    git = ["git", "-c", "user.email=t@example.net", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
+    for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"], ["commit", "-q", "--allow-empty", "-m", "two"]):
+        subprocess.run(git + cmd, cwd=tmp_path, check=True, capture_output=True, timeout=60)
+    rev = {"HEAD~1": "HEAD~1", "HEAD^": "HEAD^"}.get(spelling) or subprocess.run(
+        ["git", "rev-parse", "--short=4", "HEAD~1"], cwd=tmp_path, check=True, capture_output=True,
+        text=True, timeout=60).stdout.strip()
+    run = arouter("diff", f"{rev}:broker.xml", "broker.xml", "-f", "json", cwd=tmp_path)
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    assert doc["summary"]["routers_changed"] == 0, run.out
+    assert "AR103" not in run.out and "xml:base" not in run.out
+
+
 def test_markdown_sarif_and_github_point_at_changed_lines(tmp_path: Path) -> None:
     old = _write(tmp_path, "old.xml", sample_text())
     new_text = edit(sample_text(), STICKY_POLICY, STICKY_POLICY.replace("CONSISTENT_HASH", "FIRST_ELEMENT"))
