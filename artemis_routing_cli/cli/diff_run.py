@@ -160,14 +160,14 @@ def _compare(opts: DiffOptions, threshold: float | None, old: Loaded, new: Loade
         assumed.append(RELOAD_NOTE)
     pairs = [(s.name, _side(old, s.name, bool(s.old_refused), state, opts.seed, assumed),
               _side(new, s.name, bool(s.new_refused), state, opts.seed, assumed)) for s in routers]
-    transfers, key_info = _transfers(opts, pairs, keys, assumed)
+    transfers, totals, key_info = _transfers(opts, pairs, keys, assumed)
     flow = None
     if message is not None:
         from ..diffing.flowdiff import flow_diff
 
         flow = flow_diff(old.config, new.config, message)
     doc = build_document(
-        diff, transfers, old=_side_info(old.source), new=_side_info(new.source), keys=key_info,
+        diff, transfers, totals, old=_side_info(old.source), new=_side_info(new.source), keys=key_info,
         assumed=list(dict.fromkeys(assumed)),
         config_refused=(config_refusals(old.diagnostics), config_refusals(new.diagnostics)), flow=flow,
         version=__version__)
@@ -207,14 +207,15 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
 
 
 def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
-               assumed: list[str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+               assumed: list[str]) -> tuple[dict[str, Any], Any, dict[str, Any] | None]:
     if keys is None and opts.sample is None and opts.keys is None:
-        return {}, None
+        return {}, None, None
     assumed.append("every key is routed afresh on both sides (empty caches): a live broker keeps cached "
                    "clients on their old target until the cache entry expires")
     if opts.keys is not None:
-        return _spark(opts, pairs), {"source": f"{opts.keys} (Spark)", "path": opts.keys}
-    from .diff_churn import Keys, local_transfer
+        transfers, totals = _spark(opts, pairs)
+        return transfers, totals, {"source": f"{opts.keys} (Spark)", "path": opts.keys}
+    from .diff_churn import Keys, local_transfers
 
     if keys is None:
         from ..diffing.sample import SAMPLE_SEED, sample_connections
@@ -226,10 +227,11 @@ def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
                        "filters written for real ids may match none of them (--keys-file for real keys)")
     else:
         info = {"source": f"{opts.keys_file} ({len(keys):,} keys)", "path": opts.keys_file, "count": len(keys)}
-    return {name: local_transfer(a, b, keys) for name, a, b in pairs}, info
+    transfers, totals = local_transfers(pairs, keys)
+    return transfers, totals, info
 
 
-def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> dict[str, Any]:
+def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> tuple[dict[str, Any], Any]:
     from ..pipeline.diffchurn import spark_transfers
     from ..pipeline.preflight import inspect
     from ..pipeline.session import check_master, parse_conf, start_session

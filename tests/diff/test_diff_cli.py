@@ -80,6 +80,31 @@ def test_churn_equals_simulate_key_by_key(tmp_path: Path) -> None:
         ("local", "REFUSED_USE_ANOTHER")}  # FOO1 no longer local: ^FOOB.* on the first 4 chars
 
 
+def test_the_summary_counts_keys_not_moves_across_routers(tmp_path: Path) -> None:
+    """A key that moves on two routers is one key that moves: the summary never says more keys move
+    than there are, and names each router's count separately."""
+    old = _write(tmp_path, "old.xml", sample_text())
+    new = _write(tmp_path, "new.xml", _moved_edit())
+    keys = _keys(tmp_path / "ids.csv", 600)
+    run = arouter("diff", str(old), str(new), "--keys-file", str(keys), "-f", "json", *NODE_IDS)
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    before, after = _simulated(old, keys), _simulated(new, keys)
+    n = len(next(iter(before.values())))
+    moved_keys = {i for name in before for i, (a, b) in enumerate(zip(before[name], after[name], strict=True))
+                  if (_label(a), a["node_id"]) != (_label(b), b["node_id"])}
+    refused_keys = {i for name in before for i, (a, b) in enumerate(zip(before[name], after[name], strict=True))
+                    if b["status"] != "OK" and a["status"] == "OK"}
+    s = doc["summary"]
+    assert (s["keys"], s["moved"], s["became_refused"]) == (n, len(moved_keys), len(refused_keys))
+    per_router = {r["name"]: r["moved"] for r in doc["routers"] if r["moved"]}
+    assert len(per_router) > 1 and sum(per_router.values()) > s["moved"]  # the sum the summary once showed
+    text = arouter("diff", str(old), str(new), "--keys-file", str(keys), *NODE_IDS)
+    line = text.out.strip().splitlines()[-1]
+    assert f"{len(moved_keys):,} of {n:,} key(s) move (" in line, line
+    assert all(f"{name} {count:,}" in line for name, count in per_router.items()), line
+
+
 def test_undeployable_router_is_never_routed_and_fails_on_refused(tmp_path: Path) -> None:
     old = _write(tmp_path, "old.xml", sample_text())
     new = _write(tmp_path, "new.xml", edit(sample_text(), 'key="MODULO"', 'key="modulo"'))
