@@ -132,3 +132,30 @@ def test_a_crs_bp_secrets_not_given_are_said(tmp_path: Path) -> None:
     run = arouter("simulate", "--cr", str(cr), "--properties", f"{secret}/", "-k", "CLIENT_ID=ab", "-f", "json")
     assert run.code == 0 and "routers-bp" not in run.err
     assert '"key": "a"' in run.out
+
+
+def test_a_crs_acceptors_are_the_acceptors_the_operator_writes(tmp_path: Path) -> None:
+    """spec.acceptors become broker.xml acceptors (the operator's generateAcceptorsString): a router=
+    property on one of them sets a param of an existing acceptor, not a new one without a factory."""
+    cr = tmp_path / "cr.yaml"
+    cr.write_text("kind: ActiveMQArtemis\nmetadata:\n  name: ex\nspec:\n  acceptors:\n"
+                  "    - name: amqp\n      protocols: amqp\n      port: 5672\n"
+                  "    - name: all\n      bindToAllInterfaces: true\n"
+                  "  brokerProperties:\n"
+                  "    - connectionRouters.r.keyType=CLIENT_ID\n"
+                  "    - connectionRouters.r.localTargetFilter=NULL\n"
+                  "    - acceptorConfigurations.amqp.params.router=r\n")
+    run = arouter("validate", str(cr), "-f", "json")
+    rules = [d["rule"] for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    assert run.code == 0 and "AR721" not in rules and "AR205" not in rules, run.out
+
+    from artemis_routing_cli.config.properties.cr import cr_acceptors
+
+    got = {a.name: (a.url, a.line) for a in cr_acceptors(str(cr))}
+    defaults = ("tcpSendBufferSize=1048576;tcpReceiveBufferSize=1048576;useEpoll=true;amqpCredits=1000;"
+                "amqpMinCredits=300")
+    assert got == {
+        "amqp": (f"tcp://ACCEPTOR_IP:5672?protocols=AMQP;{defaults}", 6),
+        "all": (f"tcp://0.0.0.0:61626?protocols=AMQP,CORE,HORNETQ,MQTT,OPENWIRE,STOMP;{defaults}", 9),
+        "scaleDown": (f"tcp://ACCEPTOR_IP:61616?protocols=CORE;{defaults}", 6),
+    }
