@@ -159,3 +159,30 @@ def test_a_crs_acceptors_are_the_acceptors_the_operator_writes(tmp_path: Path) -
         "all": (f"tcp://0.0.0.0:61626?protocols=AMQP,CORE,HORNETQ,MQTT,OPENWIRE,STOMP;{defaults}", 9),
         "scaleDown": (f"tcp://ACCEPTOR_IP:61616?protocols=CORE;{defaults}", 6),
     }
+
+
+def test_each_finding_names_the_line_that_set_the_value(tmp_path: Path) -> None:
+    """Not the router's first line: the keyFilter, password and discoveryGroupName lines."""
+    props = tmp_path / "q.properties"
+    props.write_text("connectionRouters.r.keyType=CLIENT_ID\n"
+                     "connectionRouters.r.policyConfiguration=CONSISTENT_HASH\n"
+                     "connectionRouters.r.poolConfiguration.checkPeriod=1000\n"
+                     "connectionRouters.r.poolConfiguration.quorumSize=1\n"
+                     "connectionRouters.r.poolConfiguration.password=secret\n"
+                     "connectionRouters.r.keyFilter=^(a\n"
+                     "connectionRouters.r.poolConfiguration.discoveryGroupName=nope\n")
+    run = arouter("validate", "--properties", str(props), "-f", "json", cwd=tmp_path)
+    found = {d["rule"]: d["line"] for f in json.loads(run.out)["files"] for d in f["diagnostics"]}
+    assert (found["AR402"], found["AR309"], found["AR202"]) == (5, 6, 7), found
+    # over broker.xml: the properties line that overrides the element, not the element
+    xml = tmp_path / "broker.xml"
+    xml.write_text('<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">\n<connection-routers>\n'
+                   '<connection-router name="r"><key-type>CLIENT_ID</key-type>\n<key-filter>^a</key-filter>\n'
+                   '<local-target-filter>.*</local-target-filter></connection-router>\n'
+                   '</connection-routers></core></configuration>\n')
+    over = tmp_path / "over.properties"
+    over.write_text("# a comment\nconnectionRouters.r.keyFilter=^(a\n")
+    run = arouter("validate", "--properties", str(over), str(xml), "-f", "json", cwd=tmp_path)
+    places = {(d["rule"], d["file"].rsplit("/", 1)[-1], d["line"]) for f in json.loads(run.out)["files"]
+              for d in f["diagnostics"]}
+    assert ("AR309", "over.properties", 2) in places, places
