@@ -186,3 +186,22 @@ def test_each_finding_names_the_line_that_set_the_value(tmp_path: Path) -> None:
     places = {(d["rule"], d["file"].rsplit("/", 1)[-1], d["line"]) for f in json.loads(run.out)["files"]
               for d in f["diagnostics"]}
     assert ("AR309", "over.properties", 2) in places, places
+
+
+def test_a_dropped_backslash_is_said_with_its_line_and_what_the_broker_reads(tmp_path: Path) -> None:
+    props = tmp_path / "b.properties"
+    props.write_text("connectionRouters.r.keyType=CLIENT_ID\n"
+                     "connectionRouters.r.keyFilter=^\\d+\n"
+                     "connectionRouters.r.localTargetFilter=a\\\\.b\\=c\n"  # meant escapes: nothing to say
+                     "connectionRouters.r.poolConfiguration.password=s\\ecret\n"
+                     "connectionRouters.r.poolConfiguration.localTargetEnabled=true\n")
+    run = arouter("validate", "--properties", str(props), "-f", "json", cwd=tmp_path)
+    found = [(d["rule"], d["line"], d["message"]) for f in json.loads(run.out)["files"] for d in f["diagnostics"]
+             if d["rule"] == "AR724"]
+    assert [(rule, line) for rule, line, _ in found] == [("AR724", 2), ("AR724", 4)], found
+    assert "keyFilter=^\\d+ is read by the broker as '^d+'" in found[0][2]
+    assert "ecret" not in found[1][2]  # a password's value is never shown
+    # simulate routes what the broker reads: ^d+ finds nothing in "123abc", so the key is NULL
+    sim = arouter("simulate", "--properties", str(props), "-k", "CLIENT_ID=123abc", "-f", "json", "--ignore-invalid",
+                  cwd=tmp_path)
+    assert json.loads(sim.out)["results"][0]["key"] == "NULL", sim.out

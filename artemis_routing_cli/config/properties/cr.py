@@ -162,7 +162,7 @@ def _source(path: str, label: str, items: list[CrItem], header: bool) -> Source:
         source.load_error = exc.java or exc.message
         source.load_error_pos = pos(exc.line)
         return source
-    source.lines = [PropLine(e.key, e.value, pos(e.line), label=label(e.line)) for e in entries]
+    source.lines = [PropLine(e.key, e.value, pos(e.line), label=label(e.line), written=e.written) for e in entries]
     return source
 
 
