@@ -10,6 +10,7 @@ import typer
 
 from .. import __version__
 from . import analyze, diff, probe, serve, simulate, validate
+from .help_layout import tidy
 
 __all__ = ["app"]
 
@@ -43,4 +44,5 @@ probe.register(app)
 serve.register(app)
 analyze.register(app)
 diff.register(app)
+tidy(app)
 
