@@ -75,7 +75,7 @@ def _check(opts: DiffOptions) -> float | None:
     if opts.report is not None and not opts.report.lower().endswith((".html", ".htm")):
         raise UsageError(f"--report {opts.report!r}: the report is HTML, name it FILE.html")
     if opts.address is None and (opts.prop or opts.header or opts.message or opts.routing_type):
-        raise UsageError("--property, --header, --message and --routing-type need --address")
+        raise UsageError("--message-property, --header, --message and --routing-type need --address")
     spark_only = [n for n, v in (("--master", opts.master), ("--conf", opts.conf)) if v]
     if spark_only and opts.keys is None:
         raise UsageError(f"{', '.join(spark_only)}: only with --keys (Spark)")

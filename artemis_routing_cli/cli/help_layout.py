@@ -21,7 +21,7 @@ LISTEN, MANAGEMENT, SPARK, CHECKS = "Listening", "Management", "Spark", "Checks"
 PANELS: dict[str, str] = {
     **dict.fromkeys(("--config", "--define", "--ignore-invalid", "--properties", "--cr", "--ordinal",
                      "--show-values", "--old-properties", "--new-properties", "--router", "--settings",
-                     "--no-settings", "--property"), CONFIG),
+                     "--no-settings"), CONFIG),
     **dict.fromkeys(("--key", "--roles", "--role", "--sni-encoding", "--broker-version", "--management",
                      "--keys-file", "--keys", "--keys-table", "--where", "--id-column", "--max-errors",
                      "--keys-format", "--key-column", "--sample"), KEYS),
@@ -42,8 +42,6 @@ PANELS: dict[str, str] = {
 # Where a name means something else in one command.
 COMMAND_PANELS: dict[str, dict[str, str]] = {
     "serve": {"--management": MANAGEMENT},
-    "simulate": {"--property": MESSAGES},
-    "diff": {"--property": MESSAGES},
 }
 
 _SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)(?<!etc)\.(?=\s+[A-Z(`'$-])|;\s|:\s")

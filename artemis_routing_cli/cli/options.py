@@ -18,3 +18,17 @@ PROPERTIES = typer.Option(None, "--properties", metavar="PATH[,PATH...]", help=P
 CR = typer.Option(None, "--cr", metavar="CR.yaml", help=CR_HELP)
 ORDINAL = typer.Option(None, "--ordinal", metavar="N", help=ORDINAL_HELP)
 SHOW_VALUES = typer.Option(False, "--show-values", help=SHOW_VALUES_HELP)
+
+MESSAGE_PROPERTY_HELP = "Message property, typed by its literal: 42, 42L, 1.5, true, 'text' (repeat)."
+# Before: --property. It is -D/--define's meaning in validate; here it still works, with a note.
+OLD_MESSAGE_PROPERTY = typer.Option(None, "--property", metavar="NAME=VALUE", hidden=True)
+
+
+def message_properties(given: list[str] | None, old: list[str] | None) -> list[str]:
+    """-p/--message-property values, and those given with the old spelling (said once on stderr)."""
+    if old:
+        from .common import note
+
+        note("arouter: note: --property is now -p/--message-property (a message property); -D/--define gives "
+             "a ${NAME} value")
+    return [*(given or []), *(old or [])]

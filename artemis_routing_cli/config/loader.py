@@ -83,7 +83,7 @@ class FileSource:
 
 @record(frozen=True, slots=True)
 class LoadOptions:
-    """Where ``${}`` values come from (``-D``/``--property`` first, then the environment), and
+    """Where ``${}`` values come from (``-D``/``--define`` first, then the environment), and
     (``source``) where files are read from when not from the file system."""
 
     properties: Mapping[str, str] = field(default_factory=dict)

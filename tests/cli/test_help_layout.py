@@ -21,7 +21,7 @@ def test_every_option_name_is_whole_at_80_columns(command: str) -> None:
     assert all(len(line) <= 80 for line in run.out.splitlines())
     callback = next(c.callback for c in app.registered_commands if c.name == command)
     shown = set(re.findall(r"--[a-z][a-z0-9-]*", run.out))
-    assert {name for name, _ in options(callback)} <= shown
+    assert {name for name, info in options(callback) if not info.hidden} <= shown
     assert "╭─ Configuration" in run.out or command == "validate"
 
 
