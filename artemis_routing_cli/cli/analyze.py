@@ -185,6 +185,8 @@ def analyze_command(
         if output is not None and fresh_output:
             _remove_partial(output)
         raise interrupted
+    summary["left_out"] = [{"router": name, "reason": f"it cannot take these keys: {why}"}
+                           for name, why in checked.why]
     if report is not None:
         provenance = {"config": str(cfg_path), "keys": inp.path, "arouter": _version(),
                       "node ids": _node_ids(routers), "date": _now()}
