@@ -241,9 +241,12 @@ def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> tuple[dict[s
     check_master(opts.master)
     note(f"arouter: keys: {inp.assumed}")
     spark = start_session(opts.master, conf, opts.spark_log_level)
+    from ..pipeline.session import interruptible
+
     try:
-        return spark_transfers(spark, opts.keys or "", pairs, keys_format=opts.keys_format, engine=opts.engine,
-                               progress=lambda m: note(f"arouter: {m}"), inp=inp)
+        with interruptible(spark, "Spark stopped, nothing written"):  # Ctrl-C: one line, exit 130
+            return spark_transfers(spark, opts.keys or "", pairs, keys_format=opts.keys_format,
+                                   engine=opts.engine, progress=lambda m: note(f"arouter: {m}"), inp=inp)
     finally:
         spark.stop()
 
