@@ -42,4 +42,4 @@ def test_first_sentence_keeps_a_useful_clause() -> None:
 
 def test_docs_cli_md_is_up_to_date() -> None:
     assert (REPO / "docs" / "cli.md").read_text(encoding="utf-8") == render_docs(app), \
-        "run: python -m artemis_routing_cli.cli.help_layout > docs/cli.md"
+        "run: python -m artemis_routing_cli.cli.help_docs > docs/cli.md"
