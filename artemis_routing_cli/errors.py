@@ -59,5 +59,11 @@ class BrokerRefusesError(ArouterError):
     exit_code = 1
 
 
+class Interrupted(ArouterError):
+    """Ctrl-C (SIGINT) during a long run: one line, exit code 130 as a shell reports a SIGINT death."""
+
+    exit_code = 130
+
+
 class ProtocolError(Exception):
     """A peer broke a wire protocol; the serving shell closes that connection only."""

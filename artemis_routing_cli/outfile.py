@@ -5,9 +5,11 @@ the destination, then renamed over it: a reader (or a CI step) never sees half a
 file survives a failed run, and two runs writing the same path do not mix their lines. A path that
 cannot be written is a one-line usage error (exit 2) naming it, not a traceback.
 
-A run killed outright (``kill -9``) cannot remove its temporary file; the name says whose it was
-(``.OUT.arouter-PID-RANDOM.tmp``), and the next run writing beside ``OUT`` removes those whose
-process is gone.
+Where the file system allows it (Linux, ``O_TMPFILE``), the temporary file has no name until the
+end: it is linked in under a temporary name and renamed over the destination once written, so a run
+killed outright (``kill -9``) leaves nothing behind. Elsewhere the temporary file is named from the
+start; a killed run cannot remove it, but the name says whose it was (``.OUT.arouter-PID-RANDOM.tmp``),
+and the next run writing beside ``OUT`` removes those whose process is gone.
 
 A command that must keep values out of its output (see ``redact_output``) sets a text filter with
 :func:`set_text_filter`: every file written here then goes through it, a line at a time.
@@ -170,21 +172,85 @@ def _clean_leftovers(dest: Path) -> None:
             pass
 
 
+NO_TMPFILE = "AROUTER_NO_TMPFILE"  # set (tests): every temporary file is named from the start
+_PROC_FD = "/proc/self/fd"  # an unnamed file is linked in through its descriptor's entry here
+
+
+def _unnamed(directory: str) -> int | None:
+    """A file with no name in ``directory`` (``O_TMPFILE``), or None where the system cannot make one
+    (not Linux, an old kernel, a file system without it, no /proc to link it in through)."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir(_PROC_FD) or os.environ.get(NO_TMPFILE):
+        return None
+    try:
+        return os.open(directory, flag | os.O_RDWR | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:  # EOPNOTSUPP, EISDIR (kernels before 3.11), EINVAL: named instead
+        return None
+
+
+def _link_in(fd: int, name: str) -> bool:
+    """Give the unnamed file ``fd`` the name ``name``: through /proc (any user), else ``linkat`` with
+    ``AT_EMPTY_PATH`` (which some kernels and sandboxes allow where the /proc way is refused)."""
+    try:
+        os.link(f"{_PROC_FD}/{fd}", name, follow_symlinks=True)
+        return True
+    except OSError:
+        pass
+    import ctypes  # only where the /proc way failed
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.linkat(fd, b"", _AT_FDCWD, os.fsencode(name), _AT_EMPTY_PATH) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+_AT_FDCWD, _AT_EMPTY_PATH = -100, 0x1000  # <fcntl.h>
+
+
+def _copy_out(fd: int, dest: Path) -> str:
+    """The content of the unnamed file ``fd`` copied to a named temporary file beside ``dest`` (where
+    it could not be linked in): that file's name."""
+    out, name = tempfile.mkstemp(prefix=f".{dest.name}.arouter-{os.getpid()}-", suffix=".tmp", dir=str(dest.parent))
+    try:
+        offset = 0
+        while True:
+            chunk = os.pread(fd, 1 << 20, offset)
+            if not chunk:
+                break
+            os.write(out, chunk)
+            offset += len(chunk)
+        os.fchmod(out, os.fstat(fd).st_mode & 0o7777)
+    except OSError:
+        os.close(out)
+        os.unlink(name)
+        raise
+    os.close(out)
+    return name
+
+
+def _temp_name(dest: Path) -> str:
+    return str(dest.parent / f".{dest.name}.arouter-{os.getpid()}-{os.urandom(6).hex()}.tmp")
+
+
 @contextmanager
 def atomic_text(path: str, *, what: str = "output", newline: str | None = None) -> Iterator[TextIO]:
     """A text file (UTF-8) that replaces ``path`` when the ``with`` block ends without an error."""
     dest = Path(path)
     if dest.is_dir():
         raise UsageError(f"cannot write the {what}: it is a directory", file=path)
+    tmp: str | None = None
     try:
         _clean_leftovers(dest)
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.arouter-{os.getpid()}-", suffix=".tmp",
-                                   dir=str(dest.parent))
+        fd = _unnamed(str(dest.parent) if str(dest.parent) else ".")
+        if fd is None:
+            fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.arouter-{os.getpid()}-", suffix=".tmp",
+                                       dir=str(dest.parent))
     except OSError as exc:
         raise UsageError(f"cannot write the {what}: {exc.strerror or exc}", file=path) from None
     done = False
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline, closefd=False) as fh:
             if _TEXT_FILTER is None:
                 yield fh
             else:
@@ -192,13 +258,17 @@ def atomic_text(path: str, *, what: str = "output", newline: str | None = None) 
                 yield filtered  # type: ignore[misc]
                 filtered.close_pending()
         try:
-            os.chmod(tmp, _mode_for(dest))
+            os.fchmod(fd, _mode_for(dest))
+            if tmp is None:  # named only now, for the instant before the rename
+                name = _temp_name(dest)
+                tmp = name if _link_in(fd, name) else _copy_out(fd, dest)
             os.replace(tmp, dest)
         except OSError as exc:
             raise UsageError(f"cannot write the {what}: {exc.strerror or exc}", file=path) from None
         done = True
     finally:
-        if not done:
+        os.close(fd)
+        if not done and tmp is not None:
             try:
                 os.unlink(tmp)
             except OSError:

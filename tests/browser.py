@@ -14,9 +14,10 @@ _FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "-
           "--disable-dev-shm-usage"]
 
 
-def dom(page: Path) -> str:
-    done = subprocess.run([chromium(), *_FLAGS, "--dump-dom", page.as_uri()], capture_output=True, text=True,
-                          timeout=HANG_GUARD_SECONDS, check=False)
+def dom(page: Path, size: str = "1200,900") -> str:
+    """The DOM once built (and once the page's own scripts have run) in a window of ``size``."""
+    done = subprocess.run([chromium(), *_FLAGS, f"--window-size={size}", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=HANG_GUARD_SECONDS, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 

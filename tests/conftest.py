@@ -78,3 +78,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     workerinput = getattr(config, "workerinput", None)
     order(items, int(workerinput["workercount"]) if workerinput else 1)
+
+
+def missing_peers(skipped: list[object]) -> dict[str, int]:
+    """Reason -> how many tests a missing real peer kept from running, from pytest's skip reports."""
+    from collections import Counter
+
+    from tests.real_clients import PEER_MISSING
+
+    found: Counter[str] = Counter()
+    for report in skipped:
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr or "")
+        reason = reason.removeprefix("Skipped: ")
+        if reason.startswith(PEER_MISSING):
+            found[reason[len(PEER_MISSING):]] += 1
+    return dict(found)
+
+
+def pytest_terminal_summary(terminalreporter: object, exitstatus: int, config: pytest.Config) -> None:
+    """Say loudly, last, which tests did not run for want of a real peer, and how to get it: the
+    README's test command runs what CI runs only where .ci/run has installed the peers."""
+    missing = missing_peers(terminalreporter.stats.get("skipped", []))  # type: ignore[attr-defined]
+    if not missing:
+        return
+    write = terminalreporter.write_line  # type: ignore[attr-defined]
+    terminalreporter.section("real peers missing: these tests did NOT run", sep="!", red=True, bold=True)  # type: ignore[attr-defined]
+    for reason, count in sorted(missing.items()):
+        write(f"{count:4d} test(s): {reason}", red=True)
+    write("CI runs them all (.ci/run installs every peer, and CI=true fails a test whose peer is missing).",
+          bold=True)

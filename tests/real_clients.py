@@ -30,13 +30,17 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 
 
+# Starts the reason of every skip for a missing peer: the run's summary lists them (tests/conftest.py).
+PEER_MISSING = "peer missing: "
+
+
 def need(available: bool, what: str) -> None:
     """Skip (fail in CI) when a real peer is missing: ``what`` says which and how to install it."""
     if available:
         return
     if in_ci():
         pytest.fail(f"{what} is missing in CI (.ci/run installs it)")
-    pytest.skip(f"{what} is not installed")
+    pytest.skip(f"{PEER_MISSING}{what} is not installed")
 
 
 def node_script(name: str, package: str) -> list[str]:

@@ -29,6 +29,8 @@ ACTION is one of:
 * ``in-repo``: run in the checkout;
 * ``artemis``: ``/opt/artemis`` stands for the real Artemis distribution of tests/artemis_dist.py (its
   unpacked folder replaces it; skipped where the tarball is missing, failed in CI).
+* ``writes FILE``: FILE, once the command has run, is exactly the fenced block that follows the README's
+  ``<!-- as produced: FILE -->`` (an output shown in README is the product's, not a memory of it).
 """
 
 from __future__ import annotations
@@ -53,7 +55,15 @@ from tests.conftest import REPO, SAMPLE
 
 README = REPO / "README.md"
 ACTIONS = ("exit", "shows", "interrupt", "serve", "spark", "replace", "same", "installed", "empty", "ci", "collect",
-           "in-repo", "artemis")
+           "in-repo", "artemis", "writes")
+_PRODUCED = re.compile(r"<!--\s*as produced:\s*(\S+)\s*-->\s*\n(`{3,})[^\n]*\n(.*?)\n\2\n", re.S)
+
+
+def produced_blocks(text: str) -> dict[str, str]:
+    """FILE -> the fenced block after ``<!-- as produced: FILE -->``."""
+    return {m.group(1): m.group(3) for m in _PRODUCED.finditer(text)}
+
+
 _ABOVE = re.compile(r"(?:<!--(?:(?!-->).)*-->\s*)+\Z", re.S)
 _MARKER = re.compile(r"<!--\s*example\s+(\*|\d+):\s*(.*?)\s*-->", re.S)
 KEYS = ["FOO1", "BAR2", "app-7", "", "0", "alice"]
@@ -366,6 +376,18 @@ def run_example(ex: Example, folder: Path, env: dict[str, str]) -> None:
         assert text in output, f"{ex.id}: {command}\n{output[-4000:]}"
     for name, repo_file in ex.args("same"):
         assert (folder / name).read_bytes() == (REPO / repo_file).read_bytes(), f"{ex.id}: {name} != {repo_file}"
+    for [name] in ex.args("writes"):
+        shown = produced_blocks(README.read_text(encoding="utf-8"))
+        assert name in shown, f"{ex.id}: no <!-- as produced: {name} --> block in README.md"
+        written = (folder / name).read_text(encoding="utf-8").rstrip("\n")
+        assert written == shown[name], f"{ex.id}: README's {name} is not what the command writes:\n{written}"
+
+
+def test_every_output_shown_as_produced_is_checked() -> None:
+    """Each ``<!-- as produced: FILE -->`` block belongs to a command that writes FILE (``writes FILE``)."""
+    written = {name for ex in EXAMPLES for [name] in ex.args("writes")}
+    shown = produced_blocks(README.read_text(encoding="utf-8"))
+    assert shown and set(shown) == written, (sorted(shown), sorted(written))
 
 
 def test_markers_are_read() -> None:

@@ -186,16 +186,29 @@ def analyze_command(
     else:
         os.environ.pop("SPARK_REMOTE", None)  # --master was given: PySpark would go to the server
         spark = start_session(master, spark_conf, spark_log_level or DEFAULT_LOG_LEVEL)
+    from ..errors import Interrupted
     from ..pipeline.progress import Reporter
+    from ..pipeline.session import interruptible
 
+    fresh_output = output is not None and not os.path.lexists(output)
+    interrupted: Interrupted | None = None
     try:
-        with (shipped(spark, connect_to is not None),
+        with (interruptible(spark, "Spark stopped, nothing written"),
+              shipped(spark, connect_to is not None),
               Reporter(tracker(spark), _raw_stderr, tty=sys.stderr.isatty())):
             summary = analyze(spark, routers, inp.path, keys_format=keys_format, scenarios=scenarios, output=output,
                               engine=engine, output_format=output_format, output_mode=mode, inp=inp,
                               progress=lambda msg: say(err, f"arouter: {msg}"), max_errors=max_errors)
+    except Interrupted as exc:
+        interrupted = exc
     finally:
         spark.stop()
+    if interrupted is not None:
+        if output is not None and fresh_output:
+            _remove_partial(output)
+        raise interrupted
+    summary["left_out"] = [{"router": name, "reason": f"it cannot take these keys: {why}"}
+                           for name, why in checked.why]
     if report is not None:
         provenance = {"config": str(cfg_path), "keys": inp.path, "arouter": _version(),
                       "node ids": _node_ids(routers), "date": _now()}
@@ -228,6 +241,18 @@ def analyze_command(
 
 
 SUMMARY_FORMATS = ("text", "json", "csv", "markdown")
+
+
+def _remove_partial(output: str) -> None:
+    """What an interrupted run began to write at a new local ``--output`` (Spark's _temporary files)."""
+    import shutil
+
+    local = output[len("file:"):] if output.startswith("file:") else output
+    if "://" in local:
+        return  # a distributed file system: Spark's committer never publishes an unfinished job
+    shutil.rmtree(local, ignore_errors=True)
+    if os.path.lexists(local) and not os.path.isdir(local):
+        os.unlink(local)
 
 
 def _raw_stderr(text: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 KEYS_TABLE = typer.Option(None, "--keys-table", metavar="DB.TABLE",
-                          help="Keys from a table of the Spark catalog instead of --keys (a Hive metastore with "
-                               "--conf spark.sql.catalogImplementation=hive).")
+                          help="Keys from a table of the Spark catalog instead of --keys. A Hive metastore: "
+                               "--conf spark.sql.catalogImplementation=hive.")
 WHERE = typer.Option(None, "--where", metavar="SQL",
                      help="Only the rows this Spark SQL condition keeps, over the input's own columns "
                           "(e.g. \"region = 'eu'\"); line and record numbers stay the input's.")

@@ -10,6 +10,7 @@ import typer
 
 from .. import __version__
 from . import analyze, diff, fleet, probe, replay, selftest, serve, simulate, validate
+from .help_layout import tidy
 
 __all__ = ["app"]
 
@@ -46,4 +47,5 @@ diff.register(app)
 replay.register(app)
 selftest.register(app)
 fleet.register(app)
+tidy(app)
 

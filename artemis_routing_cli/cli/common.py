@@ -94,7 +94,7 @@ def find_config(explicit: str | None, *, quiet: bool = False) -> str:
 
 
 def parse_properties(items: list[str] | None) -> dict[str, str]:
-    """``-D name=value`` / ``--property name=value`` → mapping (like JVM system properties)."""
+    """``-D name=value`` / ``--define name=value`` → mapping (like JVM system properties)."""
     out: dict[str, str] = {}
     for item in items or []:
         name, sep, value = item.partition("=")

@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING
 from ..routing.batch import BatchResult, batch_router
 from ..routing.keys import NULL_KEY, Connection
 from ..routing.router import Router
-from ..routing.transfer import Answer, AnswerKey, Side, Transfer, count_transfer, side_answer
+from ..routing.transfer import (
+    Answer,
+    AnswerKey,
+    KeyTotals,
+    Side,
+    Transfer,
+    becomes_refused,
+    count_transfer,
+    moves,
+    side_answer,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -96,8 +106,28 @@ def _label(target: object) -> str | None:
     return None if target is None else str(target)
 
 
+def local_transfers(pairs: Sequence[tuple[str, Side, Side]], keys: Keys) -> tuple[dict[str, Transfer], KeyTotals]:
+    """The transfer matrix of every ``(name, old, new)`` router pair, and the keys (not answers) that move."""
+    import numpy as np
+
+    n = len(keys)
+    moved, refused = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    out: dict[str, Transfer] = {}
+    for name, old, new in pairs:
+        out[name] = _one_transfer(old, new, keys, moved, refused)
+    return out, KeyTotals(n, int(moved.sum()), int(refused.sum()))
+
+
 def local_transfer(old: Side, new: Side, keys: Keys) -> Transfer:
     """The transfer matrix of one router pair over every key."""
+    import numpy as np
+
+    n = len(keys)
+    return _one_transfer(old, new, keys, np.zeros(n, dtype=bool), np.zeros(n, dtype=bool))
+
+
+def _one_transfer(old: Side, new: Side, keys: Keys, moved: np.ndarray, refused: np.ndarray) -> Transfer:
+    """One pair's transfer; the keys that move (are newly refused) are also set in ``moved`` (``refused``)."""
     import numpy as np
 
     n = len(keys)
@@ -105,6 +135,10 @@ def local_transfer(old: Side, new: Side, keys: Keys) -> Transfer:
     a, ta = (np.zeros(n, dtype=np.int64), fixed) if isinstance(old, Answer) else answer_codes(old, keys)
     b, tb = (np.zeros(n, dtype=np.int64), fixed) if isinstance(new, Answer) else answer_codes(new, keys)
     width = int(b.max()) + 1 if len(b) else 1  # codes are < 2**26: the pair fits an int64
-    pairs, counts = np.unique(a * width + b, return_counts=True)
-    return count_transfer((side_answer(old, ta[p // width]), side_answer(new, tb[p % width]), int(k))
-                          for p, k in zip(pairs.tolist(), counts.tolist(), strict=True))
+    pairs, inverse, counts = np.unique(a * width + b, return_inverse=True, return_counts=True)
+    answers = [(side_answer(old, ta[p // width]), side_answer(new, tb[p % width]), int(k))
+               for p, k in zip(pairs.tolist(), counts.tolist(), strict=True)]
+    inverse = inverse.reshape(-1)
+    moved |= np.array([moves(x, y) for x, y, _ in answers], dtype=bool)[inverse]
+    refused |= np.array([becomes_refused(x, y) for x, y, _ in answers], dtype=bool)[inverse]
+    return count_transfer(answers)

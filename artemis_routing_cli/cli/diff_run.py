@@ -79,7 +79,7 @@ def _check(opts: DiffOptions) -> float | None:
     if opts.report is not None and not opts.report.lower().endswith((".html", ".htm")):
         raise UsageError(f"--report {opts.report!r}: the report is HTML, name it FILE.html")
     if opts.address is None and (opts.prop or opts.header or opts.message or opts.routing_type):
-        raise UsageError("--property, --header, --message and --routing-type need --address")
+        raise UsageError("--message-property, --header, --message and --routing-type need --address")
     spark_only = [n for n, v in (("--master", opts.master), ("--conf", opts.conf)) if v]
     if spark_only and opts.keys is None:
         raise UsageError(f"{', '.join(spark_only)}: only with --keys (Spark)")
@@ -175,14 +175,14 @@ def _compare(opts: DiffOptions, threshold: float | None, old: Loaded, new: Loade
     pairs = [(s.name, _side(old, s.name, bool(s.old_refused), state, opts.seed, assumed, opts.broker_version),
               _side(new, s.name, bool(s.new_refused), state, opts.seed, assumed, opts.broker_version))
              for s in routers]
-    transfers, key_info = _transfers(opts, pairs, keys, assumed)
+    transfers, totals, key_info = _transfers(opts, pairs, keys, assumed)
     flow = None
     if message is not None:
         from ..diffing.flowdiff import flow_diff
 
         flow = flow_diff(old.config, new.config, message)
     doc = build_document(
-        diff, transfers, old=_side_info(old.source), new=_side_info(new.source), keys=key_info,
+        diff, transfers, totals, old=_side_info(old.source), new=_side_info(new.source), keys=key_info,
         assumed=list(dict.fromkeys(assumed)),
         config_refused=(config_refusals(old.diagnostics), config_refusals(new.diagnostics)), flow=flow,
         version=__version__)
@@ -225,14 +225,15 @@ def _side(loaded: Loaded, name: str, refused: bool, state: Any, seed: int | None
 
 
 def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
-               assumed: list[str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+               assumed: list[str]) -> tuple[dict[str, Any], Any, dict[str, Any] | None]:
     if keys is None and opts.sample is None and opts.keys is None:
-        return {}, None
+        return {}, None, None
     assumed.append("every key is routed afresh on both sides (empty caches): a live broker keeps cached "
                    "clients on their old target until the cache entry expires")
     if opts.keys is not None:
-        return _spark(opts, pairs), {"source": f"{opts.keys} (Spark)", "path": opts.keys}
-    from .diff_churn import Keys, local_transfer
+        transfers, totals = _spark(opts, pairs)
+        return transfers, totals, {"source": f"{opts.keys} (Spark)", "path": opts.keys}
+    from .diff_churn import Keys, local_transfers
 
     if keys is None:
         from ..diffing.sample import SAMPLE_SEED, sample_connections
@@ -245,7 +246,8 @@ def _transfers(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
     else:
         info = {"source": f"{opts.keys_file} ({len(keys):,} keys)", "path": opts.keys_file, "count": len(keys)}
         pairs = _readable_pairs(opts, pairs, keys, assumed)
-    return {name: local_transfer(a, b, keys) for name, a, b in pairs}, info
+    transfers, totals = local_transfers(pairs, keys)
+    return transfers, totals, info
 
 
 def _readable_pairs(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: Any,
@@ -272,8 +274,7 @@ def _readable_pairs(opts: DiffOptions, pairs: list[tuple[str, Any, Any]], keys: 
     return [p for p in pairs if p[0] not in skip]
 
 
-
-def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> dict[str, Any]:
+def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> tuple[dict[str, Any], Any]:
     from ..pipeline.diffchurn import spark_transfers
     from ..pipeline.preflight import inspect
     from ..pipeline.session import check_master, parse_conf, start_session
@@ -283,9 +284,12 @@ def _spark(opts: DiffOptions, pairs: list[tuple[str, Any, Any]]) -> dict[str, An
     check_master(opts.master)
     note(f"arouter: keys: {inp.assumed}")
     spark = start_session(opts.master, conf, opts.spark_log_level)
+    from ..pipeline.session import interruptible
+
     try:
-        return spark_transfers(spark, opts.keys or "", pairs, keys_format=opts.keys_format, engine=opts.engine,
-                               progress=lambda m: note(f"arouter: {m}"), inp=inp)
+        with interruptible(spark, "Spark stopped, nothing written"):  # Ctrl-C: one line, exit 130
+            return spark_transfers(spark, opts.keys or "", pairs, keys_format=opts.keys_format,
+                                   engine=opts.engine, progress=lambda m: note(f"arouter: {m}"), inp=inp)
     finally:
         spark.stop()
 

@@ -34,3 +34,17 @@ KEY_COLUMN = typer.Option(None, "--key-column", metavar="KEYTYPE=COLUMN",
                                "columns are not read.")
 BROKER_HOME = typer.Option(None, "--broker-home", metavar="DIR", help=BROKER_HOME_HELP)
 NO_BROKER_HOME = typer.Option(False, "--no-broker-home", help=NO_BROKER_HOME_HELP)
+
+MESSAGE_PROPERTY_HELP = "Message property, typed by its literal: 42, 42L, 1.5, true, 'text' (repeat)."
+# Before: --property. It is -D/--define's meaning in validate; here it still works, with a note.
+OLD_MESSAGE_PROPERTY = typer.Option(None, "--property", metavar="NAME=VALUE", hidden=True)
+
+
+def message_properties(given: list[str] | None, old: list[str] | None) -> list[str]:
+    """-p/--message-property values, and those given with the old spelling (said once on stderr)."""
+    if old:
+        from .common import note
+
+        note("arouter: note: --property is now -p/--message-property (a message property); -D/--define gives "
+             "a ${NAME} value")
+    return [*(given or []), *(old or [])]

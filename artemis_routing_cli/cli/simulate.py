@@ -65,9 +65,9 @@ def simulate_command(
     show_values: bool = opt.SHOW_VALUES,
     address: Optional[str] = typer.Option(None, "--address", "-a",
                                           help="Message flow: send a message to this address."),
-    prop: Optional[list[str]] = typer.Option(None, "--property", "-p", metavar="NAME=VALUE",
-                                             help="Message property, typed by its literal: 42, 42L, 1.5, true, "
-                                                  "'text' (repeat)."),
+    prop: Optional[list[str]] = typer.Option(None, "--message-property", "-p", metavar="NAME=VALUE",
+                                             help=opt.MESSAGE_PROPERTY_HELP),
+    old_prop: Optional[list[str]] = opt.OLD_MESSAGE_PROPERTY,
     header: Optional[list[str]] = typer.Option(None, "--header", metavar="NAME=VALUE",
                                                help="Message header such as AMQPriority=7 (repeat)."),
     routing_type: Optional[str] = typer.Option(None, "--routing-type", help="ANYCAST or MULTICAST."),
@@ -75,6 +75,7 @@ def simulate_command(
                                           help='Message as JSON: {"properties": {...}, "headers": {...}}.'),
 ) -> None:
     """The broker's routing decision for a connection, a batch of keys, or a message's flow."""
+    prop = opt.message_properties(prop, old_prop)
     if (keep_cr or key_column) and keys_file is None:
         raise UsageError(f"{'--keep-cr' if keep_cr else '--key-column'}: only with --keys-file")
     if keys_file is not None:
@@ -99,7 +100,7 @@ def simulate_command(
         run_flow(cfg, address, prop or [], header or [], routing_type, message, fmt or "text")
         return
     if prop or header or message or routing_type:
-        raise UsageError("--property, --header, --message and --routing-type need --address")
+        raise UsageError("--message-property, --header, --message and --routing-type need --address")
     if output is not None and keys_file is None:
         raise UsageError("--output writes the records of a --keys-file batch; redirect one decision with '>'")
 

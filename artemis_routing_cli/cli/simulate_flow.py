@@ -66,7 +66,7 @@ def build_message(address: str, props: list[str], headers: list[str], routing_ty
         base_headers.update(loaded.headers)
         rt = rt or loaded.routing_type
     for item in props:
-        name, value = _assignment(item, "--property")
+        name, value = _assignment(item, "--message-property")
         base_props[name] = parse_typed_literal(value)
     for item in headers:
         name, value = _assignment(item, "--header")

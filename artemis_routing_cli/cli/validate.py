@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
 
 def _parameter(opt: Option) -> inspect.Parameter:
     annotation = str if opt.kind == "value" and opt.default is not None else _TYPES[opt.kind]
-    info = typer.Option(opt.default, *opt.names, help=opt.help, metavar=opt.metavar)
+    info = typer.Option(opt.default, *opt.names, help=opt.help, metavar=opt.metavar, hidden=opt.hidden)
     return inspect.Parameter(opt.field, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=annotation)
 
 

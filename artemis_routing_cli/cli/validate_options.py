@@ -32,6 +32,7 @@ class ValidateOptions:
     fail_on: str | None = None
     disable: tuple[str, ...] = ()
     properties: tuple[str, ...] = ()
+    old_properties: tuple[str, ...] = ()  # --property, the old spelling of -D/--define
     settings: str | None = None
     no_settings: bool = False
     output: str | None = None
@@ -57,6 +58,7 @@ class Option:
     default: object = None
     metavar: str | None = None
     fast: bool = True  # False: only typer handles it (the quick reader steps aside)
+    hidden: bool = False  # read, not shown in --help (an old spelling)
 
 
 @record(frozen=True)
@@ -89,8 +91,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("strict", ("--strict",), "flag", "Fail (exit 1) on warnings too.", default=False),
     Option("fail_on", ("--fail-on",), "value", "Lowest severity that fails the run: error, warning or info."),
     Option("disable", ("--disable", "-d"), "repeat", "Rule id or name to skip (repeat)."),
-    Option("properties", ("--property", "-D"), "repeat", "A ${NAME} value, like the broker's -DNAME=VALUE (repeat).",
+    Option("properties", ("--define", "-D"), "repeat", "A ${NAME} value, like the broker's -DNAME=VALUE (repeat).",
            metavar="NAME=VALUE"),
+    # the old spelling of --define (a message property in simulate and diff): still read, with a note
+    Option("old_properties", ("--property",), "repeat", "Old spelling of --define.", metavar="NAME=VALUE",
+           hidden=True),
     Option("settings", ("--settings",), "value", "Project settings file (.arouter.toml or pyproject.toml).",
            metavar="FILE"),
     Option("no_settings", ("--no-settings",), "flag",

@@ -52,7 +52,10 @@ def run_validate(opts: ValidateOptions, *, keep: list[object] | None = None) -> 
             raise UsageError(f"unknown rule {name!r} in severity settings", file=project.path)
         severities[meta.id] = sev
     threshold = _threshold(opts.fail_on, opts.strict, project.fail_on)
-    props = {**project.properties, **parse_properties(list(opts.properties))}
+    if opts.old_properties:
+        note("arouter: note: --property is now -D/--define (a ${NAME} value); in simulate and diff "
+             "-p/--message-property is a message property")
+    props = {**project.properties, **parse_properties([*opts.old_properties, *opts.properties])}
     if opts.ordinal is not None and opts.cr is None and not any(p.endswith((".yaml", ".yml")) for p in opts.paths):
         raise UsageError("--ordinal needs a CR (--cr or a .yaml path)")
     from ..config.properties.options import PropertiesOptions

@@ -84,7 +84,7 @@ class FileSource:
 
 @record(frozen=True, slots=True)
 class LoadOptions:
-    """Where ``${}`` values come from (``-D``/``--property`` first, then the environment), and
+    """Where ``${}`` values come from (``-D``/``--define`` first, then the environment), and
     (``source``) where files are read from when not from the file system."""
 
     properties: Mapping[str, str] = field(default_factory=dict)
@@ -267,6 +267,13 @@ def parse_text(text: str, display: str, raw: bytes | None = None, unquoted: str 
         line, col = exc.position if exc.position else (exc.lineno or 1, 1)
         msg = " ".join((exc.msg or str(exc)).split(", line ")[0].split())[:200] if unquoted is None else unquoted
         raise ConfigError(f"malformed XML: {msg}", file=display, line=line or 1, column=max(col, 1)) from None
+    except ValueError:
+        # lxml refuses a str whose declaration still has an encoding= that blank_encoding did not blank:
+        # one whose value is not a quoted name (a quote, '<' or '>' out of place). Xerces stops on it too.
+        at = text.find("encoding")
+        line, col = _pos_of_offset(text, at) if at >= 0 else (1, 1)
+        raise ConfigError("malformed XML: the XML declaration's encoding= is not a quoted encoding name",
+                          file=display, line=line, column=col) from None
     if "!" in text and "<!DOCTYPE" in text:
         # With a DOCTYPE naming an external DTD, libxml2 accepts an undeclared &name; as an entity
         # reference node (the DTD is never read); the broker could not resolve it either.

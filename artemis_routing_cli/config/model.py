@@ -334,6 +334,12 @@ class ConnectionRouter:
     fields: Fields = _empty()
     origins: Mapping[str, Pos] = _empty()  # bean property path -> where its value was set (XML or properties)
 
+    def set_at(self, path: str) -> Pos | None:
+        """Where the bean property ``path`` (``keyFilter``, ``poolConfiguration.password``) got its value
+        when a broker properties line set or overrode it (None for a router broker.xml alone made: its
+        elements' positions are in ``fields``)."""
+        return self.origins.get(path) if self.origins else None
+
     @property
     def cache_timeout(self) -> int:
         """Cache expire-after-access in ms; -1 when there is no cache."""

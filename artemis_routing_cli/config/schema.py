@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from lxml import etree
 
@@ -467,9 +468,20 @@ def _mark_include_roots(
             continue
         here = file_of(original)
         if here != file_of(parent):
-            clone.set(XML_BASE, here.rsplit("/", 1)[-1])
+            clone.set(XML_BASE, _base_uri(here))
             added.add(clone)
     return added
+
+
+def _base_uri(shown: str) -> str:
+    """An xml:base for the file shown as ``shown``: a relative URI, as Xerces writes the href it followed.
+
+    Only whether the schema allows xml:base on the element is in question, so the value must be a
+    valid anyURI whatever the name: a file read from git is shown as ``REV:path``, and a revision such
+    as ``HEAD~1``, ``HEAD^`` or a short hash starting with a digit is no URI scheme.
+    """
+    name = shown.rsplit("/", 1)[-1]
+    return quote(name, safe="") or "included.xml"
 
 
 def _element_of(entry: Any, tree: etree._ElementTree, copies: list[etree._Element],

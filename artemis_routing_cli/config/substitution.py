@@ -43,7 +43,7 @@ _UNSAFE_VALUE = re.compile(r"[${}]")
 
 @record(frozen=True, slots=True)
 class Lookup:
-    """Where ``${}`` values come from: ``-D``/``--property`` values, then the environment."""
+    """Where ``${}`` values come from: ``-D``/``--define`` values, then the environment."""
 
     properties: Mapping[str, str]
     environ: Mapping[str, str]

@@ -8,7 +8,10 @@ Shape (format ``arouter-diff/1``)::
                   "new", "line", "file", "ignored"?}], "keys", "moved", "churn", "became": {...},
                   "matrix": [{"from", "to", "count", "share"}], "node_ids": {target: [ids]}}],
      "diverts": [{"name", "status", "changes"}], "cluster_connections": [...], "flow": {...} | null,
-     "summary": {...}}
+     "summary": {..., "keys", "moved", "became_refused"}}
+
+The summary counts keys: ``moved`` is the number of keys that move on at least one router (each
+router's own count is in its section), ``became_refused`` the keys newly refused by at least one.
 
 Routers whose deployability changed come first, then changed, added, removed, unchanged ones.
 ``matrix`` covers every key (unchanged keys as from == to).
@@ -19,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..routing.transfer import Transfer
+from ..routing.transfer import KeyTotals, Transfer
 from .configdiff import ADDED, CHANGED, REMOVED, ConfigDiff, SectionDiff
 
 FORMAT = "arouter-diff/1"
@@ -54,14 +57,13 @@ def _section(s: SectionDiff) -> dict[str, Any]:
             "changes": [c.to_json() for c in s.changes]}
 
 
-def build_document(diff: ConfigDiff, transfers: Mapping[str, Transfer | None], *, old: Mapping[str, Any],
-                   new: Mapping[str, Any], keys: Mapping[str, Any] | None, assumed: Sequence[str],
-                   config_refused: tuple[Sequence[str], Sequence[str]], flow: Mapping[str, Any] | None,
-                   version: str) -> dict[str, Any]:
+def build_document(diff: ConfigDiff, transfers: Mapping[str, Transfer | None], totals: KeyTotals | None, *,
+                   old: Mapping[str, Any], new: Mapping[str, Any], keys: Mapping[str, Any] | None,
+                   assumed: Sequence[str], config_refused: tuple[Sequence[str], Sequence[str]],
+                   flow: Mapping[str, Any] | None, version: str) -> dict[str, Any]:
     routers = []
     for s in sorted(diff.routers, key=lambda s: (not _deploy(s)["changed"], _ORDER.get(s.status, 4))):
         routers.append({**_section(s), "deploy": _deploy(s), **_transfer(transfers.get(s.name))})
-    moved = sum(r["moved"] or 0 for r in routers)
     keyed = [r for r in routers if r["keys"]]
     return {
         "format": FORMAT,
@@ -81,8 +83,10 @@ def build_document(diff: ConfigDiff, transfers: Mapping[str, Transfer | None], *
                                     and r["deploy"]["old"] != REFUSED],
             "diverts_changed": sum(1 for s in diff.diverts if s.status != "unchanged"),
             "cluster_connections_changed": sum(1 for s in diff.cluster_connections if s.status != "unchanged"),
-            "moved": moved,
+            # keys, not router answers: a key that moves on two routers is one key that moves
+            "keys": totals.keys if totals is not None else None,
+            "moved": totals.moved if totals is not None else 0,
             "max_churn": max((r["churn"] for r in keyed), default=0.0),
-            "became_refused": sum(r["became"]["refused"] for r in keyed),
+            "became_refused": totals.became_refused if totals is not None else 0,
         },
     }

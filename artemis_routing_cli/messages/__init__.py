@@ -5,7 +5,7 @@ Public API::
     parse_filter(text) -> Filter                  # raises FilterSyntaxError (.column, 1-based)
     Filter.evaluate(msg) -> True | False | None | UNSUPPORTED;  Filter.verdict(msg) -> Verdict
     Message(address, properties, headers, routing_type);  message_from_json(obj) -> Message
-    parse_typed_literal(text) -> typed value     # CLI --property NAME=VALUE
+    parse_typed_literal(text) -> typed value     # CLI --message-property NAME=VALUE
     simulate_message(config, address, message, routing_type=None) -> FlowResult   (messages.flow)
     cluster_matches(cc_address, address) -> bool                                 (messages.cluster)
     divert_problems(config) -> list[(Divert, code, message)]                     (messages.checks)

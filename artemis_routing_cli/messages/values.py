@@ -207,7 +207,7 @@ _FLOAT_LITERAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]
 
 
 def parse_typed_literal(text: str) -> object:
-    """Parse a command-line property value (``--property NAME=VALUE``) into a typed value.
+    """Parse a command-line property value (``--message-property NAME=VALUE``) into a typed value.
 
     ``42`` is an int (a long when beyond the int range), ``42L`` a long, ``1.5`` / ``1.5D`` a
     double, ``1.5F`` a float, ``true`` / ``false`` a boolean, ``'text'`` a string (``''`` inside
@@ -248,7 +248,7 @@ def parse_typed_literal(text: str) -> object:
         return float(stripped[:-1])
     if _FLOAT_LITERAL.fullmatch(stripped):
         return float(stripped)
-    raise UsageError(f"--property value {text!r} is not a typed literal: write text in quotes ('{text}') or as "
+    raise UsageError(f"--message-property value {text!r} is not a typed literal: write text in quotes ('{text}') or as "
                      "string:TEXT; numbers as 42, 42L, 1.5, 1.5F; true or false")
 
 

@@ -9,7 +9,17 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..routing.router import Router
-from ..routing.transfer import NOT_DEPLOYED, Answer, Side, Transfer, count_transfer, side_answer
+from ..routing.transfer import (
+    NOT_DEPLOYED,
+    Answer,
+    KeyTotals,
+    Side,
+    Transfer,
+    becomes_refused,
+    count_transfer,
+    moves,
+    side_answer,
+)
 from .assign import BAD_KEY, BAD_ROW, RouterJob, count_answers, prefix
 from .inputs import read_keys
 from .preflight import KeysInput
@@ -22,8 +32,9 @@ if TYPE_CHECKING:
 def spark_transfers(spark: SparkSession, keys_path: str, pairs: Sequence[tuple[str, Side, Side]], *,
                     keys_format: str = "auto", engine: str = "auto",
                     progress: Callable[[str], None] = lambda _m: None,
-                    inp: KeysInput | None = None) -> dict[str, Transfer]:
-    """The transfer of every ``(name, old, new)`` pair (a side is a Router or a fixed Answer).
+                    inp: KeysInput | None = None) -> tuple[dict[str, Transfer], KeyTotals]:
+    """The transfer of every ``(name, old, new)`` pair (a side is a Router or a fixed Answer), and the
+    keys (not answers) that move or become refused on at least one router.
 
     Rows that are not keys (analyze's bad rows) are left out of every matrix and said.
     """
@@ -57,5 +68,11 @@ def spark_transfers(spark: SparkSession, keys_path: str, pairs: Sequence[tuple[s
         return side_answer(side, (str(values[f"{q}status"]), None if target is None else str(target),
                                   bool(values[f"{q}local"]), bool(values[f"{q}null"])))
 
-    return {name: count_transfer((answer(p, 0, old, v), answer(p, 1, new, v), c) for v, c in groups)
-            for p, (name, old, new) in enumerate(pairs)}
+    per_group = [([(answer(p, 0, old, v), answer(p, 1, new, v)) for p, (_n, old, new) in enumerate(pairs)], c)
+                 for v, c in groups]
+    transfers = {name: count_transfer((both[p][0], both[p][1], c) for both, c in per_group)
+                 for p, (name, _old, _new) in enumerate(pairs)}
+    totals = KeyTotals(sum(c for _b, c in per_group),
+                       sum(c for both, c in per_group if any(moves(x, y) for x, y in both)),
+                       sum(c for both, c in per_group if any(becomes_refused(x, y) for x, y in both)))
+    return transfers, totals

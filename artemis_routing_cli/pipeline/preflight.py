@@ -350,6 +350,7 @@ class RouterCheck:
 
     skip: frozenset[str] = frozenset()
     notes: tuple[str, ...] = ()
+    why: tuple[tuple[str, str], ...] = ()  # (router, why it is left out), for the report
 
 
 def check_routers(inp: KeysInput, routers: Iterable[RouterInput], chosen: bool,
@@ -380,7 +381,7 @@ def check_routers(inp: KeysInput, routers: Iterable[RouterInput], chosen: bool,
         raise UsageError(f"router {name!r} cannot take these keys: {why}{_hint(inp, able)}", file=inp.path)
     notes = [f"{name}: left out, it cannot take these keys: {why}" for name, why in bad.items()]
     notes.append("routing with " + ", ".join(r.name for r in good) + " (choose one with -r NAME)")
-    return RouterCheck(frozenset(bad), tuple(notes))
+    return RouterCheck(frozenset(bad), tuple(notes), tuple(bad.items()))
 
 
 def _reason(inp: KeysInput, r: RouterInput, cols: Sequence[str]) -> str | None:

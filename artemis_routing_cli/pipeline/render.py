@@ -68,21 +68,28 @@ def stopped_early(summary: Mapping[str, Any]) -> str | None:
             f"{summary['rows_read']:,} row(s) read up to there")
 
 
+# Width of a label character at the chart's 13 px sans-serif, rounded up from the widest capitals
+# (labels are often REFUSED_USE_ANOTHER): a label column sized with less clips the label's start.
+_LABEL_CHAR_PX = 10
+
+
 def _svg_bars(rows: list[tuple[str, int, bool]]) -> str:
-    """A horizontal bar chart: (label, count, refused?) per bar."""
+    """A horizontal bar chart: (label, count, refused?) per bar. It scales down to a narrow page
+    (viewBox) instead of overflowing it; labels start at the left edge, so none is cut."""
     if not rows:
         return "<p>No keys.</p>"
     top = max(c for _, c, _ in rows) or 1
-    label_w = 12 + 8 * max(len(lab) for lab, _, _ in rows)
+    label_w = 18 + _LABEL_CHAR_PX * max(len(lab) for lab, _, _ in rows)
     width = label_w + BAR_WIDTH + 110
     height = BAR_HEIGHT * len(rows) + 8
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'role="img" font-family="sans-serif" font-size="13">']
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+             f'style="width:100%;max-width:{width}px;height:auto" role="img" font-family="sans-serif" '
+             'font-size="13">']
     for n, (label, count, refused) in enumerate(rows):
         y = 4 + n * BAR_HEIGHT
         w = max(1, round(BAR_WIDTH * count / top)) if count else 0
         colour = "#c0392b" if refused else "#2e86c1"
-        parts.append(f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end">{html.escape(label)}</text>')
+        parts.append(f'<text x="6" y="{y + 15}">{html.escape(label)}</text>')
         parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{w}" height="{BAR_HEIGHT - 6}" fill="{colour}">'
                      f"<title>{html.escape(label)}: {count}</title></rect>")
         parts.append(f'<text x="{label_w + w + 6}" y="{y + 15}">{count:,}</text>')
@@ -104,6 +111,11 @@ def html_report(summary: Mapping[str, Any], *, title: str = "arouter analyze", s
         body.append("<dl class=provenance>")
         body.extend(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in provenance.items())
         body.append("</dl>")
+    left_out = summary.get("left_out") or []
+    if left_out:
+        body.append("<section class=left-out><h2>Routers left out of this run</h2><ul>")
+        body.extend(f"<li><b>{esc(o['router'])}</b>: {esc(o['reason'])}</li>" for o in left_out)
+        body.append("</ul></section>")
     for r in summary["routers"]:
         body.append(f"<section><h2>{esc(r['router'])}</h2>")
         body.append(f"<p>key type {esc(r['key_type'])}, policy {esc(str(r['policy'] or 'none'))}, "
@@ -116,8 +128,10 @@ def html_report(summary: Mapping[str, Any], *, title: str = "arouter analyze", s
         body.append("<table><tr><th>target</th><th>keys</th><th>share</th></tr>")
         for t in r["targets"]:
             body.append(f"<tr><td>{esc(t['target'])}</td><td>{t['count']:,}</td><td>{t['share']:.2%}</td></tr>")
+        total = r["total"] or 0
         for s, n in r["refused"].items():
-            body.append(f"<tr class=refused><td>{esc(s)}</td><td>{n:,}</td><td></td></tr>")
+            share = f"{n / total:.2%}" if total else "0.00%"
+            body.append(f"<tr class=refused><td>{esc(s)}</td><td>{n:,}</td><td>{share}</td></tr>")
         body.append("</table>")
         imb = r["imbalance"]
         if imb.get("max_over_mean") is not None:

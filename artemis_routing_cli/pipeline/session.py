@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import Interrupted, UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -51,6 +51,9 @@ logger.tasks.level = {quiet}
 """
 # Lines the JVM prints at start-up whatever log4j says (Spark 4 adds --add-modules jdk.incubator.vector).
 JVM_NOISE = ("WARNING: Using incubator modules",)
+# Set once the run is interrupted: the JVM's stderr (stack traces of tasks cut short while Spark
+# stops) is dropped from then on.
+_JVM_MUTED = threading.Event()
 # Loggers that only repeat a failure arouter reports itself in one line: silent unless asked for.
 QUIET_UNLESS = ("ALL", "DEBUG", "TRACE", "INFO", "WARN")
 
@@ -73,7 +76,7 @@ def _jvm_stderr_filtered() -> Iterator[None]:
     def forward() -> None:
         with os.fdopen(read_end, "rb") as source:
             for line in source:
-                if not line.decode("utf-8", "replace").startswith(JVM_NOISE):
+                if not _JVM_MUTED.is_set() and not line.decode("utf-8", "replace").startswith(JVM_NOISE):
                     os.write(saved, line)
 
     threading.Thread(target=forward, name="arouter-jvm-stderr", daemon=True).start()
@@ -81,6 +84,58 @@ def _jvm_stderr_filtered() -> Iterator[None]:
         yield
     finally:
         os.dup2(saved, 2)
+
+
+@contextlib.contextmanager
+def interruptible(spark: SparkSession, what: str) -> Iterator[None]:
+    """Ctrl-C in the block is one line (:class:`Interrupted`, exit 130) and no traceback.
+
+    PySpark's own SIGINT handler cancels the jobs from inside the signal handler, on the Py4J
+    connection the interrupted call is using, and both sides then print tracebacks. This handler
+    only records the request, mutes the JVM's stderr and Python's logging (Py4J logs the broken
+    call) and interrupts the main thread; the jobs are cancelled on a fresh connection after that,
+    and a second Ctrl-C is ignored while Spark stops (the caller stops it)."""
+    import logging
+    import signal
+
+    asked = False
+
+    def handler(signum: int, frame: object) -> None:
+        nonlocal asked
+        if asked:
+            return
+        asked = True
+        _JVM_MUTED.set()
+        logging.disable(logging.CRITICAL)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread: leave SIGINT as it is
+        yield
+        return
+    try:
+        yield
+    except BaseException:
+        if not asked:
+            raise
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the rest is stopping: not to be cut short
+        _cancel_quietly(spark)
+        raise Interrupted(f"interrupted: {what}") from None
+    finally:
+        if not asked:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _cancel_quietly(spark: SparkSession) -> None:
+    try:
+        context = getattr(spark, "sparkContext", None)
+        if context is not None:
+            context.cancelAllJobs()
+        else:  # Spark Connect
+            spark.interruptAll()
+    except Exception:  # Spark is going down anyway: stop() follows
+        pass
 
 
 def java_available() -> bool:

@@ -96,8 +96,10 @@ def _summary(doc: Doc) -> str:
     changed = f"{s['routers_changed']} router(s) changed"
     if doc["keys"] is None:
         return f"{changed}; who moves: not computed (give --keys-file, --sample N or --keys)"
-    return (f"{changed}; {s['moved']:,} key(s) move; highest churn {_pct(s['max_churn'])}; "
-            f"{s['became_refused']:,} key(s) newly refused")
+    per = [f"{r['name']} {r['moved']:,}" for r in doc["routers"] if r["moved"]]
+    of = f" of {s['keys']:,}" if s.get("keys") is not None else ""
+    return (f"{changed}; {s['moved']:,}{of} key(s) move" + (f" ({', '.join(per)})" if len(per) > 1 else "")
+            + f"; highest churn {_pct(s['max_churn'])}; {s['became_refused']:,} key(s) newly refused")
 
 
 def _router_text(r: dict[str, Any]) -> Iterator[str]:

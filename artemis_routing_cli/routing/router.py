@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..config.model import BrokerConfig, ConnectionRouter
+from ..config.tokens import undefined_notes
 from ..diagnostics import DEPLOYS
 from ..errors import ConfigError
 from ..jregex.javaregex import JAVA_REGEX, JavaPattern, compile_java
@@ -133,7 +134,7 @@ class Router:
                 f"connection router {router.name!r}: key-type {router.key_type!r} is not one of "
                 f"{', '.join(KEY_TYPES)} (the broker refuses to start)",
                 file=pos.file, line=pos.line, column=pos.column)
-        warnings: list[str] = []
+        warnings: list[str] = undefined_notes(config, router)
         policy: Policy | None = None
         if router.policy is not None:
             if router.policy.name not in POLICIES:

@@ -64,6 +64,24 @@ def side_answer(side: Side, key: AnswerKey) -> Answer:
     return Answer(status, target, node_ids(side).get(target) if target is not None else None, local, null)
 
 
+def moves(before: Answer, after: Answer) -> bool:
+    """Whether a key with these answers moves: its target (or refusal) or the target's node id changes."""
+    return before.label != after.label or before.node_id != after.node_id
+
+
+def becomes_refused(before: Answer, after: Answer) -> bool:
+    return after.refused and not before.refused
+
+
+@dataclass(frozen=True)
+class KeyTotals:
+    """Counts of keys, not of router answers: a key that moves on two routers is one key that moves."""
+
+    keys: int
+    moved: int  # keys that move on at least one router
+    became_refused: int  # keys newly refused by at least one router
+
+
 @dataclass
 class Transfer:
     """Counts over every key: ``matrix[(from, to)]`` covers them all (unchanged keys as from == to)."""
@@ -90,14 +108,14 @@ class Transfer:
         for ans in (before, after):
             if ans.status == OK and ans.target is not None and ans.node_id is not None:
                 self.node_ids.setdefault(ans.target, set()).add(ans.node_id)
-        if a == b and before.node_id == after.node_id:
+        if not moves(before, after):
             return
         self.moved += count
         if after.local and not before.local:
             self.became_local += count
         if before.local and not after.local and not after.refused:
             self.became_remote += count
-        if after.refused and not before.refused:
+        if becomes_refused(before, after):
             self.became_refused += count
         if before.refused and not after.refused:
             self.became_routed += count

@@ -1,4 +1,4 @@
-"""Broker properties (AR710-AR723): what `broker.properties`, its JSON form and an operator CR do.
+"""Broker properties (AR710-AR724): what `broker.properties`, its JSON form and an operator CR do.
 
 Artemis applies broker properties after broker.xml: `etc/broker.properties` (or the files and
 directories `-Dbroker.properties` / `artemis run --properties` name), then `-Dbrokerconfig.*`.
@@ -278,6 +278,23 @@ spec:
   brokerProperties:
     - connectionRouters.shard.keyType=CLIENT_ID
 """,
+))
+
+
+RULES.append(RuleMeta(
+    id="AR724",
+    name="property-backslash-dropped",
+    severity=Severity.WARNING,
+    category="semantics",
+    summary="A backslash before an ordinary character in a broker properties value: the broker drops it.",
+    doc="""\
+`java.util.Properties` reads `\\t`, `\\n`, `\\r`, `\\f` and `\\uXXXX` as escapes and keeps the
+character after any other backslash, dropping the backslash: `keyFilter=^\\d+` reaches the broker
+as `^d+`, a filter that matches keys starting with the letter `d`. Neither the broker nor its status
+says so. Write each backslash the value needs twice (`keyFilter=^\\\\d+`); the JSON form has its
+own escaping (`"^\\\\d+"`). The finding shows what the broker reads, at the line.""",
+    fail=_ROUTER + "connectionRouters.shard.keyFilter=^\\d+\n",
+    ok=_ROUTER + "connectionRouters.shard.keyFilter=^\\\\d+\n",
 ))
 
 

@@ -348,6 +348,7 @@ def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
             name = pool.cluster_connection or ""
             if name not in deployed:
                 field = pool.fields.get("cluster-connection")
+                set_at = router.set_at("poolConfiguration.clusterConnection")
                 cc = written.get(name)
                 if cc is None:
                     why = "but there is no such cluster connection" + _ref_reason(name, set(written))
@@ -357,7 +358,7 @@ def _pools(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
                     why = (f"which the broker skips because its <discovery-group-ref> names no discovery group "
                            f"('{cc.discovery_group}')")
                 yield ctx.report(
-                    "AR203", field.pos if field else pool.pos,
+                    "AR203", set_at or (field.pos if field else pool.pos),
                     f"pool names cluster connection {name!r}, {why}: the router fails as it starts "
                     "and the broker does not start", section=section)
         elif pool.source == "static":
@@ -433,7 +434,8 @@ def _discovery_refs(ctx: Context, config: BrokerConfig) -> Iterator[Diagnostic]:
         pool = router.pool
         if pool is not None and pool.source == "discovery":
             field = pool.fields.get("discovery-group-ref")
-            refs.append((pool.discovery_group or "", field.pos if field else pool.pos,
+            set_at = router.set_at("poolConfiguration.discoveryGroupName")
+            refs.append((pool.discovery_group or "", set_at or (field.pos if field else pool.pos),
                          f"connection-router {router.name}",
                          "the router fails as it starts and the broker does not start"))
     for cc in ctx.shared(real_cluster_connections):

@@ -232,8 +232,15 @@ def _sources(ctx: Context, pool: etree._Element, section: str,
                          f"<{name}>", section=section)
 
 
+_PROPERTY_OF = {"key-type": "keyType", "key-filter": "keyFilter", "local-target-filter": "localTargetFilter"}
+
+
 def _where(router: ConnectionRouter, name: str) -> Pos:
-    """Where the router's ``<name>`` is (the router's own place without one); worked out only when reported."""
+    """Where the router's ``<name>`` got its value: the broker properties line that set it, else the
+    element (the router's own place without one); worked out only when reported."""
+    set_at = router.set_at(_PROPERTY_OF.get(name, name))
+    if set_at is not None:
+        return set_at
     field = router.fields.get(name)
     return field.pos if field else router.pos
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from ..config.masked import NOT_HEXADECIMAL, decoding_failure, is_enc_masked
-from ..config.model import Pool
+from ..config.model import ConnectionRouter, Pool
 from ..config.nodes import READ_FIELDS
 from ..config.positions import Pos
 from ..diagnostics import REFUSES, Diagnostic, RuleMeta, Severity
@@ -136,7 +136,7 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
                 # what _undecodable does, without a generator per pool (a large file has thousands)
                 message = undecodable_message(password, mask, key, "pool <password>")
                 if message is not None:
-                    yield ctx.report("AR404", _password_pos(ctx, each) or config.pos, message,
+                    yield ctx.report("AR404", _password_pos(ctx, each, router) or config.pos, message,
                                      section=f"connection-router {router.name}", hint=_MASK_AGAIN)
         pool = router.pool
         if pool is None or not pool.password:
@@ -144,13 +144,18 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
         if pool.password in secrets:
             continue  # written ENC(...) in broker properties and decoded by the broker (AR722 when it cannot be)
         if plaintext_password(pool.password, mask):
-            yield ctx.report("AR402", _password_pos(ctx, pool), _plain("pool <password>", mask),
+            yield ctx.report("AR402", _password_pos(ctx, pool, router), _plain("pool <password>", mask),
                              section=f"connection-router {router.name}")
 
 
-def _password_pos(ctx: Context, pool: Pool) -> Pos:
-    """Where the pool's ``<password>`` is (the pool's place without one): its field's position, found
-    without the field (its text) being read when the model read the pool's children."""
+def _password_pos(ctx: Context, pool: Pool, router: ConnectionRouter) -> Pos:
+    """Where the pool's ``<password>`` is (the pool's place without one): the broker properties line
+    that set it, else its field's position, found without the field (its text) being read when the
+    model read the pool's children."""
+    if pool is router.pool:
+        set_at = router.set_at("poolConfiguration.password")
+        if set_at is not None:
+            return set_at
     fields = pool.fields
     if type(fields) in READ_FIELDS:  # (no ABC instance check: thousands of them)
         child = fields.element("password")

@@ -89,7 +89,8 @@ def test_an_untyped_property_literal_is_refused() -> None:
     run = arouter("simulate", "-c", str(SAMPLE), "--address", "orders", "-p", "priority=abc")
     assert (run.code, run.out) == (2, "")
     [line] = run.err.strip().splitlines()
-    assert line.startswith("arouter: --property value 'abc' is not a typed literal: write text in quotes ('abc')")
+    assert line.startswith("arouter: --message-property value 'abc' is not a typed literal: "
+                           "write text in quotes ('abc')")
     quoted = arouter("simulate", "-c", str(SAMPLE), "--address", "orders", "-p", "priority='abc'")
     assert quoted.code == 0, quoted.err
 

@@ -132,3 +132,76 @@ def test_a_crs_bp_secrets_not_given_are_said(tmp_path: Path) -> None:
     run = arouter("simulate", "--cr", str(cr), "--properties", f"{secret}/", "-k", "CLIENT_ID=ab", "-f", "json")
     assert run.code == 0 and "routers-bp" not in run.err
     assert '"key": "a"' in run.out
+
+
+def test_a_crs_acceptors_are_the_acceptors_the_operator_writes(tmp_path: Path) -> None:
+    """spec.acceptors become broker.xml acceptors (the operator's generateAcceptorsString): a router=
+    property on one of them sets a param of an existing acceptor, not a new one without a factory."""
+    cr = tmp_path / "cr.yaml"
+    cr.write_text("kind: ActiveMQArtemis\nmetadata:\n  name: ex\nspec:\n  acceptors:\n"
+                  "    - name: amqp\n      protocols: amqp\n      port: 5672\n"
+                  "    - name: all\n      bindToAllInterfaces: true\n"
+                  "  brokerProperties:\n"
+                  "    - connectionRouters.r.keyType=CLIENT_ID\n"
+                  "    - connectionRouters.r.localTargetFilter=NULL\n"
+                  "    - acceptorConfigurations.amqp.params.router=r\n")
+    run = arouter("validate", str(cr), "-f", "json")
+    rules = [d["rule"] for f in json.loads(run.out)["files"] for d in f["diagnostics"]]
+    assert run.code == 0 and "AR721" not in rules and "AR205" not in rules, run.out
+
+    from artemis_routing_cli.config.properties.cr import cr_acceptors
+
+    got = {a.name: (a.url, a.line) for a in cr_acceptors(str(cr))}
+    defaults = ("tcpSendBufferSize=1048576;tcpReceiveBufferSize=1048576;useEpoll=true;amqpCredits=1000;"
+                "amqpMinCredits=300")
+    assert got == {
+        "amqp": (f"tcp://ACCEPTOR_IP:5672?protocols=AMQP;{defaults}", 6),
+        "all": (f"tcp://0.0.0.0:61626?protocols=AMQP,CORE,HORNETQ,MQTT,OPENWIRE,STOMP;{defaults}", 9),
+        "scaleDown": (f"tcp://ACCEPTOR_IP:61616?protocols=CORE;{defaults}", 6),
+    }
+
+
+def test_each_finding_names_the_line_that_set_the_value(tmp_path: Path) -> None:
+    """Not the router's first line: the keyFilter, password and discoveryGroupName lines."""
+    props = tmp_path / "q.properties"
+    props.write_text("connectionRouters.r.keyType=CLIENT_ID\n"
+                     "connectionRouters.r.policyConfiguration=CONSISTENT_HASH\n"
+                     "connectionRouters.r.poolConfiguration.checkPeriod=1000\n"
+                     "connectionRouters.r.poolConfiguration.quorumSize=1\n"
+                     "connectionRouters.r.poolConfiguration.password=secret\n"
+                     "connectionRouters.r.keyFilter=^(a\n"
+                     "connectionRouters.r.poolConfiguration.discoveryGroupName=nope\n")
+    run = arouter("validate", "--properties", str(props), "-f", "json", cwd=tmp_path)
+    found = {d["rule"]: d["line"] for f in json.loads(run.out)["files"] for d in f["diagnostics"]}
+    assert (found["AR402"], found["AR309"], found["AR202"]) == (5, 6, 7), found
+    # over broker.xml: the properties line that overrides the element, not the element
+    xml = tmp_path / "broker.xml"
+    xml.write_text('<configuration xmlns="urn:activemq"><core xmlns="urn:activemq:core">\n<connection-routers>\n'
+                   '<connection-router name="r"><key-type>CLIENT_ID</key-type>\n<key-filter>^a</key-filter>\n'
+                   '<local-target-filter>.*</local-target-filter></connection-router>\n'
+                   '</connection-routers></core></configuration>\n')
+    over = tmp_path / "over.properties"
+    over.write_text("# a comment\nconnectionRouters.r.keyFilter=^(a\n")
+    run = arouter("validate", "--properties", str(over), str(xml), "-f", "json", cwd=tmp_path)
+    places = {(d["rule"], d["file"].rsplit("/", 1)[-1], d["line"]) for f in json.loads(run.out)["files"]
+              for d in f["diagnostics"]}
+    assert ("AR309", "over.properties", 2) in places, places
+
+
+def test_a_dropped_backslash_is_said_with_its_line_and_what_the_broker_reads(tmp_path: Path) -> None:
+    props = tmp_path / "b.properties"
+    props.write_text("connectionRouters.r.keyType=CLIENT_ID\n"
+                     "connectionRouters.r.keyFilter=^\\d+\n"
+                     "connectionRouters.r.localTargetFilter=a\\\\.b\\=c\n"  # meant escapes: nothing to say
+                     "connectionRouters.r.poolConfiguration.password=s\\ecret\n"
+                     "connectionRouters.r.poolConfiguration.localTargetEnabled=true\n")
+    run = arouter("validate", "--properties", str(props), "-f", "json", cwd=tmp_path)
+    found = [(d["rule"], d["line"], d["message"]) for f in json.loads(run.out)["files"] for d in f["diagnostics"]
+             if d["rule"] == "AR724"]
+    assert [(rule, line) for rule, line, _ in found] == [("AR724", 2), ("AR724", 4)], found
+    assert "keyFilter=^\\d+ is read by the broker as '^d+'" in found[0][2]
+    assert "ecret" not in found[1][2]  # a password's value is never shown
+    # simulate routes what the broker reads: ^d+ finds nothing in "123abc", so the key is NULL
+    sim = arouter("simulate", "--properties", str(props), "-k", "CLIENT_ID=123abc", "-f", "json", "--ignore-invalid",
+                  cwd=tmp_path)
+    assert json.loads(sim.out)["results"][0]["key"] == "NULL", sim.out

@@ -122,3 +122,36 @@ def test_management_mode_uses_the_key_as_given() -> None:
                   "-f", "json")
     res = json.loads(run.out)["results"][0]
     assert (res["key"], res["status"]) == ("XFOO", "REFUSED_USE_ANOTHER")
+
+
+UNDEFINED = """
+<!-- ${ACCEPTOR_UNSET_33} -->
+<acceptors><acceptor name="a">tcp://0.0.0.0:61616?router=shard</acceptor></acceptors>
+<connection-routers>
+  <connection-router name="shard">
+    <key-type>CLIENT_ID</key-type>
+    <local-target-filter>${STATEFUL_SET_ORDINAL}</local-target-filter>
+    <policy name="CONSISTENT_HASH_MODULO"><property key="MODULO" value="3"/></policy>
+  </connection-router>
+</connection-routers>"""
+
+
+def test_an_undefined_token_in_a_router_is_said_where_the_answer_depends_on_it(tmp_path: Path) -> None:
+    cfg = tmp_path / "broker.xml"
+    cfg.write_text(broker_xml(UNDEFINED), encoding="utf-8")
+    line = next(i for i, t in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if "STATEFUL_SET" in t)
+    one = arouter("simulate", "-c", str(cfg), "-k", "CLIENT_ID=FOO1")
+    assert one.code == 0, one.err
+    assert f"${{STATEFUL_SET_ORDINAL}} ({cfg}:{line}) is not defined" in one.err
+    assert "-D STATEFUL_SET_ORDINAL=VALUE" in one.err
+    assert "ACCEPTOR_UNSET_33" not in one.err  # outside the router: not what the answer depends on
+    as_json = json.loads(arouter("simulate", "-c", str(cfg), "-k", "CLIENT_ID=FOO1", "-f", "json").out)
+    assert any("${STATEFUL_SET_ORDINAL}" in w for w in as_json["warnings"])
+    keys = tmp_path / "keys.txt"
+    keys.write_text("FOO1\nBAR\n", encoding="utf-8")
+    batch = arouter("simulate", "-c", str(cfg), "--keys-file", str(keys))
+    assert batch.code == 0 and "${STATEFUL_SET_ORDINAL}" in batch.err, batch.err
+    given = arouter("simulate", "-c", str(cfg), "-k", "CLIENT_ID=FOO1", "-D", "STATEFUL_SET_ORDINAL=2")
+    assert given.code == 0 and "STATEFUL_SET_ORDINAL" not in given.err, given.err
+    diff = arouter("diff", str(cfg), str(cfg))
+    assert "${STATEFUL_SET_ORDINAL}" in diff.out + diff.err

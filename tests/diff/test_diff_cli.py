@@ -80,6 +80,31 @@ def test_churn_equals_simulate_key_by_key(tmp_path: Path) -> None:
         ("local", "REFUSED_USE_ANOTHER")}  # FOO1 no longer local: ^FOOB.* on the first 4 chars
 
 
+def test_the_summary_counts_keys_not_moves_across_routers(tmp_path: Path) -> None:
+    """A key that moves on two routers is one key that moves: the summary never says more keys move
+    than there are, and names each router's count separately."""
+    old = _write(tmp_path, "old.xml", sample_text())
+    new = _write(tmp_path, "new.xml", _moved_edit())
+    keys = _keys(tmp_path / "ids.csv", 600)
+    run = arouter("diff", str(old), str(new), "--keys-file", str(keys), "-f", "json", *NODE_IDS)
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    before, after = _simulated(old, keys), _simulated(new, keys)
+    n = len(next(iter(before.values())))
+    moved_keys = {i for name in before for i, (a, b) in enumerate(zip(before[name], after[name], strict=True))
+                  if (_label(a), a["node_id"]) != (_label(b), b["node_id"])}
+    refused_keys = {i for name in before for i, (a, b) in enumerate(zip(before[name], after[name], strict=True))
+                    if b["status"] != "OK" and a["status"] == "OK"}
+    s = doc["summary"]
+    assert (s["keys"], s["moved"], s["became_refused"]) == (n, len(moved_keys), len(refused_keys))
+    per_router = {r["name"]: r["moved"] for r in doc["routers"] if r["moved"]}
+    assert len(per_router) > 1 and sum(per_router.values()) > s["moved"]  # the sum the summary once showed
+    text = arouter("diff", str(old), str(new), "--keys-file", str(keys), *NODE_IDS)
+    line = text.out.strip().splitlines()[-1]
+    assert f"{len(moved_keys):,} of {n:,} key(s) move (" in line, line
+    assert all(f"{name} {count:,}" in line for name, count in per_router.items()), line
+
+
 def test_undeployable_router_is_never_routed_and_fails_on_refused(tmp_path: Path) -> None:
     old = _write(tmp_path, "old.xml", sample_text())
     new = _write(tmp_path, "new.xml", edit(sample_text(), 'key="MODULO"', 'key="modulo"'))
@@ -144,6 +169,34 @@ def test_reads_a_git_revision_and_its_includes_from_that_revision(tmp_path: Path
     assert head.code == 0 and json.loads(head.out)["summary"]["routers_changed"] == 0
     bad = arouter("diff", "HEAD:missing.xml", "broker.xml", cwd=tmp_path)
     assert bad.code == 2 and bad.err.strip().splitlines()[-1] == "arouter: HEAD:missing.xml: file not found in HEAD"
+
+
+@pytest.mark.parametrize("spelling", ["HEAD~1", "HEAD^", "short"])
+def test_an_include_at_the_repository_root_is_not_refused_for_any_revision_spelling(
+        tmp_path: Path, spelling: str) -> None:
+    """A file read from git is shown as REV:name; ``HEAD~1:routers.xml`` is no URI, and the xml:base
+    the broker's parser adds must not make the schema refuse <connection-routers> for the old side."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    text = sample_text()
+    start = text.index("      <connection-routers>")
+    end = text.index("      </connection-routers>") + len("      </connection-routers>")
+    routers = text[start:end].replace("<connection-routers>", '<connection-routers xmlns="urn:activemq:core">', 1)
+    main = (text[:start] + '      <xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="routers.xml"/>'
+            + text[end:])
+    _write(tmp_path, "broker.xml", main)
+    _write(tmp_path, "routers.xml", routers)
+    git = ["git", "-c", "user.email=t@example.net", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
+    for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"], ["commit", "-q", "--allow-empty", "-m", "two"]):
+        subprocess.run(git + cmd, cwd=tmp_path, check=True, capture_output=True, timeout=60)
+    rev = {"HEAD~1": "HEAD~1", "HEAD^": "HEAD^"}.get(spelling) or subprocess.run(
+        ["git", "rev-parse", "--short=4", "HEAD~1"], cwd=tmp_path, check=True, capture_output=True,
+        text=True, timeout=60).stdout.strip()
+    run = arouter("diff", f"{rev}:broker.xml", "broker.xml", "-f", "json", cwd=tmp_path)
+    assert run.code == 0, run.err
+    doc = json.loads(run.out)
+    assert doc["summary"]["routers_changed"] == 0, run.out
+    assert "AR103" not in run.out and "xml:base" not in run.out
 
 
 def test_markdown_sarif_and_github_point_at_changed_lines(tmp_path: Path) -> None:

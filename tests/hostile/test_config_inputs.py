@@ -25,6 +25,22 @@ def test_any_encoding_declaration_is_read_or_refused_in_one_line(tmp_path: Path,
         assert "broker.xml:1:1" in run.out + run.err
 
 
+@pytest.mark.parametrize("declaration", ['encoding="UTF-8\'', 'encoding="UTF-8<"', "encoding='UTF-8\"",
+                                         'name="x" encoding="UTF-8\''])
+@pytest.mark.parametrize("command", ["validate", "simulate"])
+def test_a_mutated_declaration_in_a_text_that_is_not_plain_ascii_is_one_located_line(
+        tmp_path: Path, declaration: str, command: str) -> None:
+    """Non-ASCII text (or a ${}) is parsed as a str, which lxml refuses while it has an encoding=:
+    a declaration whose encoding= is not a quoted name was not blanked and came out as exit 3."""
+    path = tmp_path / "broker.xml"
+    path.write_text(sample_with('encoding="UTF-8"', declaration).replace("<core", "<!-- é ${X:1} -->\n<core", 1),
+                    encoding="utf-8")
+    args = [str(path)] if command == "validate" else ["-c", str(path), "-k", "CLIENT_ID=a"]
+    run = capped(command, *(["--no-settings"] if command == "validate" else []), *args, cwd=tmp_path)
+    assert_clean(run, 2)
+    assert "broker.xml:1:" in run.err and "XML declaration" in run.err, run.err
+
+
 @pytest.mark.parametrize("content", [b"a\x00b", b"ok\x01", b"\x0b", "\ufffe".encode()])
 def test_text_include_with_characters_xml_forbids_is_one_located_error(tmp_path: Path, content: bytes) -> None:
     (tmp_path / "part.txt").write_bytes(content)

@@ -60,6 +60,7 @@ READ_AS_FFFD = "AR707"  # a .json file that is not valid UTF-8: the broker reads
 NO_FACTORY = "AR721"
 UNDECODABLE = "AR722"
 BP_NOT_GIVEN = "AR723"
+BACKSLASH_DROPPED = "AR724"
 PASSWORD_CODEC = "passwordCodec"  # ConfigurationImpl.setPasswordCodec: the codec of the sources after this one
 
 
@@ -72,6 +73,7 @@ class PropLine:
     pos: Pos
     json: bool = False  # from a .json source (nested objects became dotted keys)
     label: str | None = None  # where in a CR: "spec.brokerProperties[3]"
+    written: str | None = None  # the value as written, when Properties.load dropped a backslash of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +180,8 @@ class Applier:
         masked: set[int] = set()
         codec: str | None = None
         for line in lines:
+            if line.written is not None:
+                self._backslash(line, show_secrets)
             key, value = self._substitute(line)
             if value != line.value:
                 self._from_env.add(id(line))
@@ -217,6 +221,16 @@ class Applier:
         if codec is not None:  # set on the configuration by this source: the sources after it decode with it
             self.codec = codec_key(codec, self.lookup.properties, self.lookup.environ)
         return errors
+
+    def _backslash(self, line: PropLine, show_secrets: bool) -> None:
+        """AR724: a backslash before an ordinary character, dropped by Properties.load."""
+        if _secret(line.key) and not show_secrets:
+            said = "the value as written has a backslash before an ordinary character, which the broker drops"
+        else:
+            said = (f"{line.key}={line.written} is read by the broker as '{line.value}': java.util.Properties "
+                    "drops a backslash before an ordinary character")
+        self.findings.append(Finding(BACKSLASH_DROPPED, line.pos, said,
+                                     hint="double each backslash that is meant (^\\\\d+ for the regex ^\\d+)"))
 
     def _unmask(self, value: str, line: PropLine, key: str) -> str | None:
         """The decoded value, or None when the codec throws (a finding: the broker does not start).

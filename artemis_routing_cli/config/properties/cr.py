@@ -162,7 +162,7 @@ def _source(path: str, label: str, items: list[CrItem], header: bool) -> Source:
         source.load_error = exc.java or exc.message
         source.load_error_pos = pos(exc.line)
         return source
-    source.lines = [PropLine(e.key, e.value, pos(e.line), label=label(e.line)) for e in entries]
+    source.lines = [PropLine(e.key, e.value, pos(e.line), label=label(e.line), written=e.written) for e in entries]
     return source
 
 
@@ -222,3 +222,88 @@ def declared_size(path: str) -> int:
     if isinstance(size, yaml.ScalarNode) and size.value.isascii() and size.value.isdigit() and len(size.value) < 8:
         return int(size.value)
     return 1
+
+
+# The operator's generateAcceptorsString (controllers/broker_reconciler.go): what it writes into
+# broker.xml for each item of spec.acceptors, before any broker property is applied.
+CR_DEFAULT_ARGS = ("tcpSendBufferSize=1048576;tcpReceiveBufferSize=1048576;useEpoll=true;amqpCredits=1000;"
+                   "amqpMinCredits=300")
+CR_ALL_PROTOCOLS = "AMQP,CORE,HORNETQ,MQTT,OPENWIRE,STOMP"
+CR_FIRST_FREE_PORT, CR_PORT_STEP = 61626, 10  # an acceptor without a port gets 61626, 61636, ...
+CR_SCALE_DOWN = "scaleDown"  # added on 61616 (CORE) when no acceptor of the CR uses that port
+# The init container replaces ACCEPTOR_IP with the pod's own address; arouter keeps the placeholder.
+CR_ACCEPTOR_IP = "ACCEPTOR_IP"
+
+
+@dataclass(frozen=True, slots=True)
+class CrAcceptor:
+    """An acceptor the operator writes into broker.xml from ``spec.acceptors``: name, URL, CR line."""
+
+    name: str
+    url: str
+    line: int
+
+
+def cr_acceptors(path: str) -> list[CrAcceptor]:
+    """``spec.acceptors`` as the operator turns them into broker.xml acceptors (empty without any)."""
+    import yaml
+
+    node = _spec_path(path, "acceptors")
+    if not isinstance(node, yaml.SequenceNode):
+        return []
+    out: list[CrAcceptor] = []
+    step = 0
+    uses_61616 = False
+    for item in node.value:
+        if not isinstance(item, yaml.MappingNode):
+            continue
+        fields = {k: v.value for k, v in _mapping(item).items() if isinstance(v, yaml.ScalarNode)}
+        port = _whole(fields.get("port"))
+        if port == 0:
+            port = CR_FIRST_FREE_PORT + step
+            step += CR_PORT_STEP
+        protocols = fields.get("protocols", "")
+        if protocols == "" or protocols.lower() == "all":
+            protocols = CR_ALL_PROTOCOLS
+        host = "0.0.0.0" if _true(fields.get("bindToAllInterfaces")) else CR_ACCEPTOR_IP
+        url = f"tcp://{host}:{port}?protocols={protocols.upper()}"
+        if port == 61616:
+            uses_61616 = True
+            if "CORE" not in protocols.upper():
+                url += ",CORE"
+        params = []
+        if _true(fields.get("sslEnabled")):
+            params.append("sslEnabled=true")
+        for key in ("anycastPrefix", "multicastPrefix"):
+            if fields.get(key):
+                params.append(f"{key}={fields[key]}")
+        allowed = _whole(fields.get("connectionsAllowed"))
+        if allowed > 0:
+            params.append(f"connectionsAllowed={allowed}")
+        large = _whole(fields.get("amqpMinLargeMessageSize"), signed=True)
+        if large > 0 or large == -1:
+            params.append(f"amqpMinLargeMessageSize={large}")
+        for key in ("supportAdvisory", "suppressInternalManagementObjects"):
+            if key in fields:
+                params.append(f"{key}={'true' if _true(fields[key]) else 'false'}")
+        url = ";".join([url, *params, CR_DEFAULT_ARGS])
+        out.append(CrAcceptor(str(fields.get("name", "")), url, item.start_mark.line + 1))
+    if not uses_61616:
+        out.append(CrAcceptor(CR_SCALE_DOWN, f"tcp://{CR_ACCEPTOR_IP}:61616?protocols=CORE;{CR_DEFAULT_ARGS}",
+                              node.start_mark.line + 1))
+    return out
+
+
+def _whole(text: str | None, signed: bool = False) -> int:
+    """A YAML integer as the operator's int32 field holds it (0 when absent or not a number)."""
+    if text is None:
+        return 0
+    body = text[1:] if signed and text.startswith("-") else text
+    if not body.isascii() or not body.isdigit() or len(body) > 10:
+        return 0
+    value = int(text)
+    return value if -(1 << 31) <= value < (1 << 31) else 0
+
+
+def _true(text: str | None) -> bool:
+    return text is not None and text.lower() in ("true", "yes", "on", "y")

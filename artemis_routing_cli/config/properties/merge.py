@@ -117,6 +117,25 @@ def _with_bp_secrets(paths: list[str], secrets: list[BpSecret], ordinal: int) ->
     return out, [s for s in secrets if s.name not in given]
 
 
+def with_cr_acceptors(config: BrokerConfig, cr: str) -> BrokerConfig:
+    """``config`` with the acceptors the operator writes into broker.xml from the CR's ``spec.acceptors``
+    (cr.cr_acceptors; one broker.xml already defines is left as it is)."""
+    from ..model import Acceptor, transport_params
+    from ..urls import parse_transport_url
+    from .cr import cr_acceptors
+
+    have = {a.name for a in config.acceptors}
+    added = []
+    for item in cr_acceptors(cr):
+        if item.name in have:
+            continue
+        have.add(item.name)
+        url = parse_transport_url(item.url, "acceptor")
+        added.append(Acceptor(item.name, url, Pos(cr, item.line, 1),
+                              transport_params(url, config.mask_password, config.password_codec)))
+    return dataclasses.replace(config, acceptors=(*config.acceptors, *added)) if added else config
+
+
 def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | None,
                             defines: Mapping[str, str], environ: Mapping[str, str] | None = None,
                             *, xml_path: str | None = None) -> BrokerConfig:
@@ -129,6 +148,8 @@ def apply_broker_properties(config: BrokerConfig, options: PropertiesOptions | N
     if options.cr is not None:
         env["STATEFUL_SET_ORDINAL"] = str(options.ordinal or 0)
     lookup = Lookup(properties=defines, environ=env)
+    if options.cr is not None:
+        config = with_cr_acceptors(config, options.cr)
     root = to_beans(config)
     applier = Applier(root, lookup, xml_file=config.path if config.core is not None else None,
                       codec=config.codec_key)

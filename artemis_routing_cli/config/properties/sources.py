@@ -104,7 +104,8 @@ def parse_bytes(data: bytes, shown: str, name: str) -> Source:
         else:
             text = data.decode("iso-8859-1")  # Properties.load(InputStream)
             source.utf8_line = _utf8_line(data)
-            source.lines = [PropLine(e.key, e.value, Pos(shown, e.line, 1)) for e in load_properties(text)]
+            source.lines = [PropLine(e.key, e.value, Pos(shown, e.line, 1), written=e.written)
+                            for e in load_properties(text)]
     except PropertiesSyntaxError as exc:
         source.lines = []
         source.load_error = exc.java or exc.message

@@ -45,6 +45,9 @@ class RawEntry:
     value: str
     line: int  # the natural line its logical line starts on (1-based)
     first_line: int = 0  # for a repeated key: where it was first written (its place in the order)
+    # the value as written when Properties.load dropped a backslash before an ordinary character in it
+    # (``^\\d+`` read as ``^d+``); None otherwise
+    written: str | None = None
 
 
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
@@ -119,6 +122,22 @@ def _convert(raw: str, line: int, column: int) -> str:
     return "".join(out)
 
 
+# After a backslash, what Properties.load reads as meant: its escapes, and the characters one escapes
+# to keep them out of the syntax (separators, comment marks, blanks, the backslash itself).
+_MEANT_ESCAPES = frozenset("tnrfu\\=:#! \t\f")
+
+
+def drops_backslash(raw: str) -> bool:
+    """Whether Properties.load drops a backslash of ``raw`` that stands before an ordinary character
+    (``\\d`` reads ``d``): silent in the broker, and never what a regex author meant."""
+    i = raw.find("\\")
+    while i != -1 and i + 1 < len(raw):
+        if raw[i + 1] not in _MEANT_ESCAPES:
+            return True
+        i = raw.find("\\", i + 2)
+    return False
+
+
 def split_line(logical: str) -> tuple[str, str, int]:
     """(raw key, raw value, offset of the value) as Properties.load0 splits a logical line."""
     limit = len(logical)
@@ -168,5 +187,6 @@ def load_properties(text: str) -> list[RawEntry]:
         value = _convert(raw_value, line, column)
         before = found.get(key)
         first = before.first_line if before is not None else line
-        found[key] = RawEntry(key, value, line, first)
+        written = raw_value if "\\" in raw_value and drops_backslash(raw_value) else None
+        found[key] = RawEntry(key, value, line, first, written)
     return list(found.values())  # a dict keeps a key's first place when its value is replaced
