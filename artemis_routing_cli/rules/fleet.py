@@ -13,17 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config.model import BrokerConfig, ConnectionRouter
 from ..config.positions import Pos
 from ..diagnostics import Diagnostic, RuleMeta, Severity
 from ..errors import ArouterError
-from ..routing.keys import NULL_KEY
-from ..routing.policies import ConsistentHashModuloPolicy
-from ..routing.router import Router
-from ..routing.shards import domain, homes, rule_of, rules_of
 from .base import Context
+
+if TYPE_CHECKING:  # the engine is imported only for a config with a sharded router (validate's start-up)
+    from ..routing.router import Router
 
 _CR = """# cr.yaml
 apiVersion: broker.amq.io/v1beta1
@@ -117,12 +116,15 @@ the empty string: `NULL|${STATEFULSET_ORDINAL}` becomes `NULL|`). The operator s
 
 def _sharded(config: BrokerConfig) -> dict[str, Router]:
     """The config's routers that shard (CONSISTENT_HASH_MODULO with MODULO > 0 and a local-target-filter)."""
-    from ..routing.router import build_routers
-
     out: dict[str, Router] = {}
     for cfg in config.connection_routers:
         if cfg.policy is None or cfg.policy.name != "CONSISTENT_HASH_MODULO" or cfg.local_target_filter is None:
             continue
+        if config.fleet is None and _takes_a_value(cfg.local_target_filter, cfg.policy.properties.get("MODULO")):
+            continue  # one pod alone: only AR333 could apply, and the filter takes a MODULO value
+        from ..routing.policies import ConsistentHashModuloPolicy
+        from ..routing.router import build_routers
+
         try:
             (router,) = build_routers(config, names=[cfg.name])
         except (ArouterError, ValueError):
@@ -130,6 +132,28 @@ def _sharded(config: BrokerConfig) -> dict[str, Router]:
         if isinstance(router.policy, ConsistentHashModuloPolicy) and router.policy.modulo > 0:
             out[cfg.name] = router
     return out
+
+
+def _takes_a_value(pattern: str, modulo_text: str | None) -> bool:
+    """Whether a plain local-target-filter (jregex.plain's subset) matches one of the MODULO values
+    ``0..MODULO-1`` (``Matcher.matches``), answered without the engine (validate's start-up: the Java regex parser and the
+    routing engine are not imported for a config whose sharded routers take their values). On these
+    texts, ASCII digits without a line terminator, the plain subset means the same in ``re`` as in
+    java.util.regex (tests/rules/test_fleet_quick.py holds it against the engine). False: not known
+    here, or none taken - the engine answers."""
+    from ..javastr import java_parse_int
+    from ..jregex.plain import plain_notes
+
+    modulo = java_parse_int(modulo_text)
+    if modulo is None or not 0 < modulo <= 4096 or plain_notes(pattern) is None:
+        return False
+    import re
+
+    try:
+        found = re.compile(pattern).fullmatch  # Matcher.matches(), as the router asks its local-target-filter
+    except re.error:
+        return False
+    return any(found(str(value)) is not None for value in range(modulo))
 
 
 def _where(r: ConnectionRouter, config: BrokerConfig) -> Pos:
@@ -172,6 +196,9 @@ def _fleet_of(view: Any) -> tuple[tuple[str, tuple[Router | None, ...]], ...]:
 def check(ctx: Context) -> Iterator[Diagnostic]:
     config = ctx.config
     sharded = ctx.shared(_sharded)
+    if sharded:
+        from ..routing.keys import NULL_KEY
+        from ..routing.shards import domain, rule_of
     for name, router in sharded.items():
         rule, _ = rule_of(router)
         values = [v for v in domain([rule]) if v.label != NULL_KEY]
@@ -197,6 +224,10 @@ def check(ctx: Context) -> Iterator[Diagnostic]:
 
 def _fleet_findings(ctx: Context, cfg: ConnectionRouter, size: int,
                     routers: list[Router | None]) -> Iterator[Diagnostic]:
+    from ..routing.keys import NULL_KEY
+    from ..routing.policies import ConsistentHashModuloPolicy
+    from ..routing.shards import homes, rules_of
+
     where, section = _where(cfg, ctx.config), f"connection-router {cfg.name}"
     moduli = sorted({r.policy.modulo for r in routers if r is not None and isinstance(r.policy,
                                                                                       ConsistentHashModuloPolicy)})
