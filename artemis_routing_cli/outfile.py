@@ -239,6 +239,12 @@ def atomic_text(path: str, *, what: str = "output", newline: str | None = None) 
     dest = Path(path)
     if dest.is_dir():
         raise UsageError(f"cannot write the {what}: it is a directory", file=path)
+    if dest.exists() and not dest.is_file():
+        # a device or a FIFO (-o /dev/null, -o /dev/stdout, a named pipe): written through, never replaced
+        # (a rename over /dev/null, as root, would leave a regular file in its place)
+        with _written_through(path, what, newline) as fh:
+            yield fh
+        return
     tmp: str | None = None
     try:
         _clean_leftovers(dest)
@@ -273,6 +279,22 @@ def atomic_text(path: str, *, what: str = "output", newline: str | None = None) 
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+@contextmanager
+def _written_through(path: str, what: str, newline: str | None) -> Iterator[TextIO]:
+    """``path`` opened as it is, for a destination that is no regular file: nothing to rename."""
+    try:
+        fh = open(path, "w", encoding="utf-8", newline=newline)  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what}: {exc.strerror or exc}", file=path) from None
+    with fh:
+        if _TEXT_FILTER is None:
+            yield fh
+        else:
+            filtered = _Filtered(fh, _TEXT_FILTER, _BYTES_FILTER)
+            yield filtered  # type: ignore[misc]
+            filtered.close_pending()
 
 
 def write_text(path: str, text: str, *, what: str = "output") -> None:

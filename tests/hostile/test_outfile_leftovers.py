@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,18 @@ def test_every_way_of_writing_gives_the_whole_file_and_nothing_else(tmp_path: Pa
     write_text(str(out), "new\n" * 100_000)
     assert out.read_text() == "new\n" * 100_000 and (out.stat().st_mode & 0o777) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_a_destination_that_is_no_regular_file_is_written_through_not_replaced(tmp_path: Path) -> None:
+    """-o /dev/null, -o /dev/stdout or a named pipe: the output goes into it and it stays what it was (a
+    rename over /dev/null, as root, once left a regular file there). A FIFO stands for them all here."""
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write_text(str(fifo), "line 1\nline 2\n")
+    reader.join(60)  # a hang guard: the reader ends as soon as the writer closes
+    assert got == [b"line 1\nline 2\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fifo"]  # no temporary file beside it
