@@ -25,8 +25,7 @@ def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions,
     from ..fleet.pods import target_pods
     from ..routing.batch import batch_router
     from ..routing.policies import ConsistentHashModuloPolicy
-    from .simulate_batch import _check as check_keys
-    from .simulate_batch import _input_chunks
+    from .simulate_batch import _PLAIN_KEY_TYPES, _input_chunks
 
     targets, _ = target_pods(pods, mapping)
     routers = [p.routers.get(name) for p in pods]
@@ -37,7 +36,9 @@ def key_homes(name: str, pods: Sequence[Pod], loaded: KeysFile, o: FleetOptions,
         if r is not None:
             readers.setdefault((r.key_type, r.sni_encoding), r)
     for r in readers.values():
-        check_keys(r, loaded, o.keys or "", False)  # a bad row is an error before any output
+        if r.key_type not in _PLAIN_KEY_TYPES:  # taken as they are: no bad row possible
+            for _ in _input_chunks(r, loaded, o.keys or "", False):
+                pass  # without a BadRows, a bad row is an error at its line, before any output
     if not readers:
         return
     inputs = {k: _input_chunks(r, loaded, o.keys or "", False) for k, r in readers.items()}

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 ZIP_NAME = "artemis_routing_cli.zip"
-# What the executors never read: the UDF sources are compiled on the driver.
-_LEFT_OUT = ("pipeline/java/",)
+# What the executors never read: the UDF sources are compiled on the driver, the judge runs there only.
+_LEFT_OUT = ("pipeline/java/", "judge/java/")
 
 
 def build_zip(directory: Path) -> Path:

@@ -136,11 +136,11 @@ def _sharded(config: BrokerConfig) -> dict[str, Router]:
 
 def _takes_a_value(pattern: str, modulo_text: str | None) -> bool:
     """Whether a plain local-target-filter (jregex.plain's subset) matches one of the MODULO values
-    ``0..MODULO-1`` (``Matcher.matches``), answered without the engine (validate's start-up: the Java regex parser and the
-    routing engine are not imported for a config whose sharded routers take their values). On these
-    texts, ASCII digits without a line terminator, the plain subset means the same in ``re`` as in
-    java.util.regex (tests/rules/test_fleet_quick.py holds it against the engine). False: not known
-    here, or none taken - the engine answers."""
+    ``0..MODULO-1`` (``Matcher.matches``), answered without the engine (validate's start-up: the Java
+    regex parser and the routing engine are not imported for a config whose sharded routers take their
+    values). On these texts, ASCII digits without a line terminator, the plain subset means the same in
+    ``re`` as in java.util.regex (tests/rules/test_fleet_quick.py holds it against the engine). False:
+    not known here, or none taken - the engine answers."""
     from ..javastr import java_parse_int
     from ..jregex.plain import plain_notes
 

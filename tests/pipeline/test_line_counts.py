@@ -179,8 +179,12 @@ def test_line_counts_equal_the_engine_and_the_general_jvm_path(spark, tmp_path: 
             assert got is not None
             assert _counted(got) == want, path
         if split_bytes is None:
+            # the general path reads keys as simulate --keys-file does: the CR ending a line is no part of
+            # its key (count_lines is asked only for files whose first 64 KiB show no CR LF: run.py)
+            read = [raw[:-1] if raw.endswith(b"\r") else raw for raw in lines]
             general = collect_counted(count_answers(read_keys(spark, str(plain)), jobs, engine="jvm"), jobs)
-            assert _counted(general) == want
+            assert _counted(general) == _expected(read, jobs)
+            assert read != lines  # the file has such lines: this compares the reading too
     finally:
         hadoop.unset("mapreduce.input.fileinputformat.split.maxsize")
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
