@@ -3,7 +3,11 @@ this run did not), with how to get the peer; other skips are not."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+from tests.conftest import REPO
 
 pytest_plugins = ["pytester"]
 
@@ -11,6 +15,8 @@ pytest_plugins = ["pytester"]
 def test_the_run_ends_with_the_tests_a_missing_peer_kept_from_running(pytester: pytest.Pytester,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)  # a developer's run (in CI a missing peer fails its test instead)
+    # the inner run imports this checkout's tests package from its own folder
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
     pytester.makeconftest("from tests.conftest import pytest_terminal_summary  # noqa: F401\n")
     pytester.makepyfile(test_peers="""
 import pytest
