@@ -297,6 +297,17 @@ def _written_through(path: str, what: str, newline: str | None) -> Iterator[Text
             filtered.close_pending()
 
 
+def write_out(path: str | None, text: str, *, what: str = "output") -> None:
+    """``text`` as the whole of ``path`` (:func:`write_text`), or on standard output when there is none."""
+    if path is not None:
+        write_text(path, text, what=what)
+        return
+    import sys
+
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def write_text(path: str, text: str, *, what: str = "output") -> None:
     """``text`` as the whole content of ``path`` (see :func:`atomic_text`)."""
     with atomic_text(path, what=what) as fh:

@@ -7,7 +7,6 @@ import dataclasses
 import datetime
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,7 +303,7 @@ def render(doc: dict[str, Any], fmt: str) -> str:
 
 
 def _write(opts: DiffOptions, doc: dict[str, Any], state: Any) -> None:
-    from ..outfile import write_text
+    from ..outfile import write_out, write_text
 
     text = render(doc, opts.fmt)
     if opts.report is not None:
@@ -314,11 +313,7 @@ def _write(opts: DiffOptions, doc: dict[str, Any], state: Any) -> None:
         ids = {**{t.name: t.node_id for t in state.known if t.node_id_known}, **dict(state.node_ids)}
         write_text(opts.report, html_report(doc, generated_at=when, node_ids=ids), what="report")
         note(f"arouter: report written to {opts.report}")
-    if opts.output is not None:
-        write_text(opts.output, text, what="output")
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    write_out(opts.output, text)
 
 
 def _exit_code(doc: dict[str, Any], threshold: float | None, fail_on_refused: bool) -> int:

@@ -5,7 +5,6 @@ prove where the domain is finite, count the keys, compare a change, write the ou
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -241,7 +240,7 @@ def render(doc: dict[str, Any], fmt: str) -> str:
 
 
 def _write(o: FleetOptions, doc: dict[str, Any]) -> None:
-    from ..outfile import write_text
+    from ..outfile import write_out, write_text
 
     text = render(doc, o.fmt)
     if o.report is not None:
@@ -252,8 +251,4 @@ def _write(o: FleetOptions, doc: dict[str, Any]) -> None:
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         write_text(o.report, html_report(doc, generated_at=when), what="report")
         note(f"arouter: report written to {o.report}")
-    if o.output is not None:
-        write_text(o.output, text, what="output")
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    write_out(o.output, text)

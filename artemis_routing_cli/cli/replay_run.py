@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 from ..errors import UsageError
 from .common import load_routable, note
@@ -41,12 +40,9 @@ def run_replay(logs: list[str], *, config: str | None, routers: list[str], layou
     summary = replay(read_all(logs), replayer, layout=layout, pattern=compiled, against=new)
     doc = summary.to_json()
     text = render(doc, fmt)
-    if output is not None:
-        from ..outfile import write_text
+    from ..outfile import write_out
 
-        write_text(output, text)
-    else:
-        sys.stdout.write(text)
+    write_out(output, text)
     if summary.unkeyed_types and fmt != "table":
         note(f"arouter: replay: the logs cannot key {', '.join(sorted(summary.unkeyed_types))} (INFO only): "
              "see log4j2_lines")

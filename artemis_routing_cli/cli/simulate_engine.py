@@ -4,7 +4,6 @@ router classes (one JVM), one JSON line per key and router with both answers and
 from __future__ import annotations
 
 import json
-import sys
 
 from ..config.model import BrokerConfig
 from ..errors import UsageError
@@ -51,12 +50,9 @@ def run_engine_batch(cfg: BrokerConfig, state: TargetState, router: str | None, 
                                      "broker": {"status": status, "target": target or None}, "agree": agree},
                                     ensure_ascii=False))
     text = "\n".join(lines) + ("\n" if lines else "")
-    if output:
-        from ..outfile import write_text
+    from ..outfile import write_out
 
-        write_text(output, text, what="records")
-    else:
-        sys.stdout.write(text)
+    write_out(output or None, text, what="records")
     if disagree:
         note(f"arouter: ARGUMENT WITH YOUR BROKER: {disagree} answer(s) differ from the broker's own router "
              "(ROUND_ROBIN and LEAST_CONNECTIONS start at a random position in the broker); otherwise a bug in arouter")
